@@ -1,0 +1,5 @@
+"""Registry rows for the regionalisation methods (see aquascope_core.registry)."""
+
+from aquascope_core.registry import MethodPrecondition
+
+METHODS: list[MethodPrecondition] = []
