@@ -2,4 +2,37 @@
 
 from aquascope_core.registry import MethodPrecondition
 
-METHODS: list[MethodPrecondition] = []
+_TREND_PROBLEMS = ("flood_risk", "groundwater_decline", "drought_status", "water_quality", "water_supply")
+
+METHODS: list[MethodPrecondition] = [
+    MethodPrecondition(
+        id="mann_kendall",
+        label="Mann-Kendall trend test with Sen's slope",
+        variable="discharge",
+        citation="Mann (1945) Econometrica 13, 245-259; Kendall (1975) Rank Correlation Methods; "
+                 "Sen (1968) J. Am. Stat. Assoc. 63, 1379-1389",
+        function="aquascope_core.methods.trends.mann_kendall",
+        tool="mann_kendall",
+        min_years=10,
+        marginal_years=8,
+        resolution="any",
+        problems=_TREND_PROBLEMS,
+        notes="Runs on any series (annual maxima, annual means, a user's series); one value per year or season. "
+              "The original test assumes serially independent values: use variant='hamed_rao' or 'prewhitened' "
+              "for autocorrelated series.",
+    ),
+    MethodPrecondition(
+        id="sens_slope",
+        label="Sen's slope with its rank-based confidence interval",
+        variable="discharge",
+        citation="Sen (1968) J. Am. Stat. Assoc. 63, 1379-1389; Gilbert (1987) Statistical Methods for "
+                 "Environmental Pollution Monitoring, sec. 16.5",
+        function="aquascope_core.methods.trends.sens_slope",
+        tool="sens_slope",
+        min_years=10,
+        marginal_years=8,
+        resolution="any",
+        problems=_TREND_PROBLEMS,
+        notes="Magnitude of a monotonic trend; quote it with the Mann-Kendall test's verdict.",
+    ),
+]
