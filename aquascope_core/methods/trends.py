@@ -27,7 +27,7 @@ from scipy import stats
 from aquascope_core.errors import InputError, InsufficientDataError
 from aquascope_core.result import finish, resolved_parameters, source
 
-__all__ = ["mann_kendall", "sens_slope"]
+__all__ = ["mann_kendall", "sens_slope", "seasonal_mann_kendall"]
 
 log = logging.getLogger(__name__)
 
@@ -235,6 +235,16 @@ def _sen(x: np.ndarray, t: np.ndarray, var_s: float, confidence: float) -> dict[
     return {"slope": slope, "ci": ci, "intercept": intercept, "n_slopes": int(slopes.size)}
 
 
+def _snap(y: np.ndarray) -> np.ndarray:
+    """A derived series (residuals, pre-whitened values) rounded to 12 significant digits of its
+    largest magnitude, so that values equal in exact arithmetic are ties rather than differing by
+    floating-point noise (which would otherwise decide ranks and signs)."""
+    scale = float(np.max(np.abs(y))) if y.size else 0.0
+    if scale == 0 or not math.isfinite(scale):
+        return y.copy()
+    return np.round(y / scale, 12)
+
+
 def _acf(y: np.ndarray, max_lag: int) -> np.ndarray:
     """Sample autocorrelation at lags 1..max_lag (the usual biased estimator, denominator n)."""
     d = y - y.mean()
@@ -363,7 +373,7 @@ def mann_kendall(
     extra: dict[str, Any] = {}
     if variant == "hamed_rao":
         sen0 = float(np.median(_pairwise_slopes(x, t)))
-        ranks = stats.rankdata(x - sen0 * t)
+        ranks = stats.rankdata(_snap(x - sen0 * t))
         r = _acf(ranks, n - 1)
         bound = float(stats.norm.ppf(1 - alpha / 2)) / math.sqrt(n)
         r = np.where(np.abs(r) > bound, r, 0.0)
@@ -384,7 +394,7 @@ def mann_kendall(
         resid = x - sen0 * t
         r1 = float(_acf(resid, 1)[0])
         applied = abs(r1) > float(stats.norm.ppf(1 - alpha / 2)) / math.sqrt(n)
-        series = (resid[1:] - r1 * resid[:-1]) + sen0 * t[1:] if applied else x
+        series = _snap((resid[1:] - r1 * resid[:-1]) + sen0 * t[1:]) if applied else x
         tested = _mk_core(series)
         if tested["var_S"] <= 0:
             return finish({**payload, "ok": False, "reason": "the pre-whitened series has no variation left to test",
@@ -437,3 +447,137 @@ def sens_slope(values: Any, *, times: Any = None, confidence: float = 0.95, unit
     sen = _sen(x, t, var_s, confidence)
     payload.update({"slope": sen["slope"], "slope_ci": sen["ci"], "intercept": sen["intercept"], "var_S": var_s})
     return finish(payload, "sens_slope", params, sources)
+
+
+def _seasonal_layout(values: Any, period: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, str, int]:
+    """(values, season, year) as arrays with NaN rows dropped, the time unit and the NaN count.
+
+    A Series indexed by dates gives calendar months (period 12) or quarters (period 4); a plain
+    sequence is read as consecutive seasons from season 0 of cycle 0, so its NaN keep their place.
+    """
+    if isinstance(values, pd.Series) and isinstance(values.index, (pd.DatetimeIndex, pd.PeriodIndex)):
+        idx = values.index.to_timestamp() if isinstance(values.index, pd.PeriodIndex) else values.index
+        if idx.hasnans:
+            raise InputError.bad_value("values.index", "NaT", "dates without NaT")
+        if not idx.is_monotonic_increasing or idx.has_duplicates:
+            kind = "duplicated" if idx.has_duplicates else "unsorted"
+            raise InputError.bad_value("values.index", f"<{kind} dates>", "strictly increasing dates (sort_index(), drop duplicates)")
+        if period == 12:
+            season = idx.month.to_numpy() - 1
+        elif period == 4:
+            season = idx.quarter.to_numpy() - 1
+        else:
+            raise InputError.bad_value("period", period, "12 (months) or 4 (quarters) for a Series indexed by dates")
+        year = idx.year.to_numpy()
+        key = year * period + season
+        if np.unique(key).size != key.size:
+            raise InputError.bad_value(
+                "values", "<several values in one season of one year>",
+                "one value per season and year (aggregate to monthly or quarterly values first)",
+            )
+        raw = values.to_numpy(dtype=float, na_value=np.nan)
+        time_unit = "year"
+    else:
+        try:
+            raw = np.array(values, dtype=float)
+        except (TypeError, ValueError) as exc:
+            raise InputError.bad_value("values", values, "a list, array or Series of numbers") from exc
+        if raw.ndim != 1:
+            raise InputError.bad_value("values", f"<array of shape {raw.shape}>", "a one-dimensional series")
+        pos = np.arange(raw.size)
+        season, year = pos % period, pos // period
+        time_unit = "cycle"
+    if np.any(np.isinf(raw)):
+        raise InputError.bad_value("values", "inf", "finite numbers (NaN marks a missing value)")
+    keep = ~np.isnan(raw)
+    return raw[keep].copy(), season[keep], year[keep].astype(float), time_unit, int((~keep).sum())
+
+
+def seasonal_mann_kendall(
+    values: Any,
+    *,
+    period: int = 12,
+    alpha: float = 0.05,
+    unit: str | None = None,
+) -> dict[str, Any]:
+    """Seasonal Kendall test (Hirsch, Slack & Smith 1982) with the seasonal Kendall slope.
+
+    Parameters
+    ----------
+    values : a Series indexed by dates with one value per month (``period=12``) or quarter
+        (``period=4``) and year, or a plain sequence of consecutive seasons starting at season 0
+        (then ``period`` is the number of seasons in a cycle). NaN marks a missing value: it is
+        dropped and counted (``n_missing``); the other values keep their season and year.
+    period : seasons per year (cycle).
+    alpha : two-sided significance level; the slope interval has confidence 1 - alpha.
+    unit : the unit of ``values``.
+
+    Returns
+    -------
+    dict with ``method`` ("seasonal_mann_kendall"), ``ok``, ``n``, ``n_missing``, ``period``,
+    ``n_seasons_used``, ``S``, ``var_S``, ``z``, ``p_value``, ``tau``, ``trend``, ``significant``,
+    ``alpha``, ``sen_slope``, ``sen_slope_ci``, ``slope_unit``, ``time_unit``, ``unit``,
+    ``by_season`` (S, var_S and n per season) and ``meta``.
+
+    Notes
+    -----
+    The Mann-Kendall statistic is computed within each season over the years (S_g, with the
+    tie-corrected Var S_g); S = sum S_g and Var S = sum Var S_g, z with the continuity correction.
+    Seasons are treated as independent (no Hirsch & Slack 1984 covariance term): strong serial
+    correlation between months makes the p-value too small. ``tau`` is S over the sum of the
+    seasons' tau-b denominators. The slope is the median of every within-season pairwise slope
+    (x_j - x_i)/(year_j - year_i), per year (per cycle for a plain sequence); its interval uses the
+    ranks of :func:`mann_kendall` with this Var S (Gilbert 1987, ch. 17).
+    """
+    params = resolved_parameters(seasonal_mann_kendall, (values,), {"period": period, "alpha": alpha, "unit": unit})
+    _check_alpha(alpha)
+    if not isinstance(period, (int, np.integer)) or isinstance(period, bool) or period < 2:
+        raise InputError.bad_value("period", period, "an integer number of seasons per cycle, at least 2 (12 for months)")
+    x, season, year, time_unit, n_missing = _seasonal_layout(values, int(period))
+    sources = [source("Seasonal Kendall test", citation=_CITE_SMK), source("Sen's slope", citation=_CITE_SEN)]
+    n_years = np.unique(year).size
+    if n_years < 3 or x.size < MIN_VALUES:
+        raise InsufficientDataError(
+            f"{x.size} values over {n_years} year(s); the seasonal test needs values in at least 3 years",
+            argument="values", value=x.size,
+        )
+    if x.size > MAX_VALUES:
+        raise InputError.bad_value("values", f"<{x.size} values>", f"at most {MAX_VALUES} seasonal values")
+
+    s_total, var_total, denom, slopes, rows = 0, 0.0, 0.0, [], []
+    for g in range(int(period)):
+        sel = season == g
+        xg, yg = x[sel], year[sel]
+        if xg.size < 2:
+            rows.append({"season": g + 1, "n": int(xg.size), "S": None, "var_S": None})
+            continue
+        ties = _tie_counts(xg)
+        sg, vg = _s_statistic(xg), _var_s(xg.size, ties)
+        n0 = xg.size * (xg.size - 1) / 2.0
+        denom += math.sqrt(max((n0 - float(np.sum(ties * (ties - 1) / 2.0))) * n0, 0.0))
+        s_total += sg
+        var_total += vg
+        slopes.append(_pairwise_slopes(xg, yg))
+        rows.append({"season": g + 1, "n": int(xg.size), "S": sg, "var_S": vg})
+    used = sum(1 for r in rows if r["S"] is not None)
+    payload: dict[str, Any] = {
+        "method": "seasonal_mann_kendall", "ok": True, "n": int(x.size), "n_missing": n_missing, "period": int(period),
+        "n_seasons_used": used, "alpha": alpha, "unit": unit, "time_unit": time_unit,
+        "slope_unit": (f"{unit} " if unit else "") + f"per {time_unit}", "by_season": rows,
+    }
+    if var_total <= 0:
+        return finish({**payload, "ok": False,
+                       "reason": "the values are equal within every season: there is no variation to test for a trend",
+                       "S": s_total, "var_S": None, "z": None, "p_value": None, "tau": None, "trend": None,
+                       "significant": None, "sen_slope": None, "sen_slope_ci": None},
+                      "seasonal_mann_kendall", params, sources)
+    z = _z(s_total, var_total)
+    p, significant, trend = _verdict(z, alpha)
+    all_slopes = np.sort(np.concatenate(slopes))
+    c = float(stats.norm.ppf(1 - alpha / 2)) * math.sqrt(var_total)
+    ci = [_order_stat(all_slopes, (all_slopes.size - c) / 2.0), _order_stat(all_slopes, (all_slopes.size + c) / 2.0 + 1.0)]
+    payload.update({
+        "S": s_total, "var_S": var_total, "z": z, "p_value": p, "tau": s_total / denom if denom > 0 else None,
+        "trend": trend, "significant": significant, "sen_slope": float(np.median(all_slopes)), "sen_slope_ci": ci,
+    })
+    return finish(payload, "seasonal_mann_kendall", params, sources)

@@ -35,4 +35,19 @@ METHODS: list[MethodPrecondition] = [
         problems=_TREND_PROBLEMS,
         notes="Magnitude of a monotonic trend; quote it with the Mann-Kendall test's verdict.",
     ),
+    MethodPrecondition(
+        id="seasonal_mann_kendall",
+        label="Seasonal Kendall trend test with the seasonal Kendall slope",
+        variable="discharge",
+        citation="Hirsch, Slack & Smith (1982) Water Resour. Res. 18(1), 107-121; Sen (1968); "
+                 "Gilbert (1987) ch. 17",
+        function="aquascope_core.methods.trends.seasonal_mann_kendall",
+        tool="seasonal_mann_kendall",
+        min_years=10,
+        marginal_years=8,
+        resolution="monthly",
+        problems=_TREND_PROBLEMS,
+        notes="Monthly or quarterly values (one per season and year). Seasons are treated as independent "
+              "(no Hirsch-Slack covariance term).",
+    ),
 ]

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from aquascope_core.errors import InputError, InsufficientDataError
-from aquascope_core.methods.trends import mann_kendall, sens_slope
+from aquascope_core.methods.trends import mann_kendall, seasonal_mann_kendall, sens_slope
 
 
 @pytest.fixture(scope="module")
@@ -105,6 +105,162 @@ def test_sens_slope_interval_order_statistics_by_hand():
     assert r["slope_ci"][0] == pytest.approx(0.5 + (m1 - 2) * (2 / 3 - 0.5))
     assert r["slope_ci"][1] == pytest.approx(1.5 + (m2p1 - 8) * 0.5)
     assert r["slope_ci"] == pytest.approx([0.5640, 1.8080], abs=1e-4)
+
+
+# ---------------------------------------------------------------- variants, cross-checked
+#
+# Monthly rainfall at Bogra (Bangladesh), 1981-2010, 7 months missing: the test series of
+# pyMannKendall (Hussain & Mahmud 2019, JOSS 4(39) 1556; tests/data/Monthly Rainfall.csv, MIT),
+# whose test suite publishes its results for each test. pyMannKendall drops the missing months and
+# treats the remaining 353 values as consecutive, so the series is passed here the same way.
+
+
+@pytest.fixture(scope="module")
+def bogra(reference_dir) -> pd.DataFrame:
+    return pd.read_csv(reference_dir / "bogra_monthly_rainfall_pymannkendall.csv")
+
+
+def test_bogra_original_matches_pymannkendall(bogra):
+    """pyMannKendall test_original_test: s = -1959, var_s = 4889800.333, z = -0.8854562842589916,
+    p = 0.37591058740506833, slope = -0.0064516129 (per step), no trend. Its Tau (-0.0315317) is
+    tau-a = S/(n(n-1)/2); ours is tau-b, whose denominator discounts the tied pairs."""
+    x = bogra["bogra_mm"].dropna().to_numpy()
+    r = mann_kendall(x)
+    assert r["n"] == 353 and r["S"] == -1959
+    assert r["var_S"] == pytest.approx(4889800.333333333, rel=1e-12)
+    assert r["z"] == pytest.approx(-0.8854562842589916, rel=1e-10)
+    assert r["p_value"] == pytest.approx(0.37591058740506833, rel=1e-10)
+    assert r["sen_slope"] == pytest.approx(-0.0064516129032258064, rel=1e-12)
+    assert r["S"] / (353 * 352 / 2) == pytest.approx(-0.03153167653875869, rel=1e-12)
+    assert abs(r["tau"]) > 0.0315 and r["trend"] == "no trend"
+
+
+def test_bogra_hamed_rao_matches_pymannkendall(bogra):
+    """pyMannKendall test_hamed_rao_modification_test (all significant lags, alpha 0.05):
+    var_s = 257403.38678462413, z = -3.859273515045842, p = 0.00011372459883540742, decreasing.
+    The strong seasonal autocorrelation of monthly rainfall shrinks Var S by n/n* = 0.0526."""
+    x = bogra["bogra_mm"].dropna().to_numpy()
+    r = mann_kendall(x, variant="hamed_rao")
+    assert r["S"] == -1959
+    assert r["var_S"] == pytest.approx(257403.38678462413, rel=1e-10)
+    assert r["var_S_tie_corrected"] == pytest.approx(4889800.333333333, rel=1e-12)
+    assert r["variance_correction"] == pytest.approx(257403.38678462413 / 4889800.333333333, rel=1e-10)
+    assert r["z"] == pytest.approx(-3.859273515045842, rel=1e-10)
+    assert r["p_value"] == pytest.approx(0.00011372459883540742, rel=1e-8)
+    assert r["trend"] == "decreasing" and r["significant"] is True
+    # the interval uses the corrected variance: narrower than the original test's here
+    o = mann_kendall(x)
+    assert (r["sen_slope_ci"][1] - r["sen_slope_ci"][0]) < (o["sen_slope_ci"][1] - o["sen_slope_ci"][0])
+
+
+def test_bogra_trend_free_prewhitening_close_to_pymannkendall(bogra):
+    """pyMannKendall test_trend_free_pre_whitening_modification_test: s = -634, var_s = 4866576,
+    z = -0.2869405688895601, p = 0.7741578265217384, no trend (352 whitened values).
+
+    Here S = -632 and Var S = 4866574: in exact arithmetic (checked with fractions, r1 as the float
+    0.5627112) the whitened series holds two pairs of tied values and S is -632; pyMannKendall's
+    floating-point residuals break those ties at random. The verdict and p agree to 1e-3."""
+    x = bogra["bogra_mm"].dropna().to_numpy()
+    r = mann_kendall(x, variant="prewhitened")
+    assert r["prewhitening_applied"] is True
+    assert r["lag1_autocorrelation"] == pytest.approx(0.5627112024421685, rel=1e-9)
+    assert r["n_tested"] == 352
+    assert r["S"] == -632 and r["var_S"] == pytest.approx(4866574.0)
+    assert r["p_value"] == pytest.approx(0.7741578265217384, abs=1e-3)
+    assert r["trend"] == "no trend"
+    assert r["sen_slope"] == pytest.approx(-0.0064516129032258064)  # the original series' slope
+
+
+def test_prewhitening_skipped_when_lag1_not_significant(precip_gl):
+    """Great Lakes precipitation has r1 = -0.051 (|r1| < 1.96/sqrt(87) = 0.21): Yue et al. (2002)
+    then test the original series, so the answer is the original test's."""
+    r = mann_kendall(precip_gl["precip_in"], times=precip_gl["year"], variant="prewhitened")
+    assert r["prewhitening_applied"] is False and r["n_tested"] == 87
+    assert r["lag1_autocorrelation"] == pytest.approx(-0.0512196, abs=1e-6)
+    assert r["S"] == 989 and r["p_value"] == pytest.approx(0.0002920628, abs=1e-6)
+
+
+def test_hamed_rao_inflates_variance_for_a_persistent_series():
+    """An AR(1) series with phi = 0.8 around a weak trend: positive serial correlation must inflate
+    Var S (n/n* > 1) and raise the p-value above the original test's."""
+    rng = np.random.default_rng(7)
+    e = np.zeros(80)
+    for i in range(1, 80):
+        e[i] = 0.8 * e[i - 1] + rng.normal()
+    x = e + 0.03 * np.arange(80)
+    o, h = mann_kendall(x), mann_kendall(x, variant="hamed_rao")
+    assert h["variance_correction"] > 1.5
+    assert h["var_S"] == pytest.approx(o["var_S"] * h["variance_correction"])
+    assert h["p_value"] > o["p_value"]
+
+
+def test_variants_refuse_an_unequally_spaced_series():
+    with pytest.raises(InputError, match="equally spaced"):
+        mann_kendall([1.0, 2.0, 4.0, 3.0, 5.0, 6.0], times=[1, 2, 3, 7, 8, 9], variant="hamed_rao")
+    # the original test does not care
+    assert mann_kendall([1.0, 2.0, 4.0, 3.0, 5.0, 6.0], times=[1, 2, 3, 7, 8, 9])["ok"] is True
+
+
+# ---------------------------------------------------------------- seasonal Kendall
+
+
+def _bogra_series(bogra: pd.DataFrame) -> pd.Series:
+    idx = pd.to_datetime(pd.DataFrame({"year": bogra["year"], "month": bogra["month"], "day": 1}))
+    return pd.Series(bogra["bogra_mm"].to_numpy(dtype=float, na_value=np.nan), index=idx)
+
+
+def test_bogra_seasonal_kendall_matches_pymannkendall(bogra):
+    """pyMannKendall test_seasonal_test (period 12): s = -399, var_s = 34702.333333333336,
+    z = -2.136504114534638, p = 0.03263834596177739, decreasing. The missing months keep their
+    place (month and year), as in pyMannKendall.
+
+    The slope is the median of the 5,019 within-month pairwise slopes, -2/23 mm/year by direct
+    enumeration (pyMannKendall 1.4.2's seasonal_sens_slope, read in its source, computes the same;
+    the -1/6 in its test file could not be reproduced and is not used)."""
+    s = _bogra_series(bogra)
+    before = s.copy()
+    r = seasonal_mann_kendall(s, unit="mm")
+    assert r["ok"] is True and r["n"] == 353 and r["n_missing"] == 7 and r["n_seasons_used"] == 12
+    assert r["S"] == -399
+    assert r["var_S"] == pytest.approx(34702.333333333336, rel=1e-12)
+    assert r["z"] == pytest.approx(-2.136504114534638, rel=1e-10)
+    assert r["p_value"] == pytest.approx(0.03263834596177739, rel=1e-9)
+    assert r["trend"] == "decreasing"
+    assert r["sen_slope"] == pytest.approx(-2 / 23)
+    assert r["slope_unit"] == "mm per year"
+    lo, hi = r["sen_slope_ci"]
+    assert lo < r["sen_slope"] <= hi
+    assert sum(row["S"] for row in r["by_season"]) == -399
+    pd.testing.assert_series_equal(s, before)
+
+
+def test_seasonal_plain_sequence_uses_positions(bogra):
+    r = seasonal_mann_kendall(bogra["bogra_mm"].to_numpy(dtype=float, na_value=np.nan), period=12)
+    assert r["S"] == -399 and r["time_unit"] == "cycle" and r["slope_unit"] == "per cycle"
+
+
+def test_seasonal_hand_computed():
+    """Two seasons over 4 years: season A = 1, 2, 3, 4 (S = 6, Var = 4*3*13/18 = 26/3),
+    season B = 4, 3, 3, 1 (S = -1-1-3+0-2-2 = -5 with one tie of 2: Var = (156 - 18)/18 = 23/3).
+    S = 1, Var S = 49/3, z = 0. Slopes: A all 1; B -1, -1/2, -1, 0, -1, -2; the 12 sorted are
+    -2, -1, -1, -1, -1/2, 0, 1, 1, 1, 1, 1, 1, median (0 + 1)/2 = 0.5."""
+    x = [1, 4, 2, 3, 3, 3, 4, 1]
+    r = seasonal_mann_kendall(x, period=2)
+    assert r["S"] == 1 and r["var_S"] == pytest.approx(49 / 3) and r["z"] == 0.0
+    assert r["sen_slope"] == pytest.approx(0.5)
+    assert [row["S"] for row in r["by_season"]] == [6, -5]
+
+
+def test_seasonal_bad_input():
+    idx = pd.date_range("2000-01-01", periods=40, freq="D")
+    with pytest.raises(InputError, match="one value per season"):
+        seasonal_mann_kendall(pd.Series(np.arange(40.0), index=idx))
+    with pytest.raises(InputError, match="period"):
+        seasonal_mann_kendall(pd.Series(np.arange(40.0), index=pd.date_range("2000-01-01", periods=40, freq="MS")), period=6)
+    with pytest.raises(InsufficientDataError):
+        seasonal_mann_kendall(np.arange(24.0), period=12)
+    r = seasonal_mann_kendall(np.tile(np.arange(12.0), 5), period=12)
+    assert r["ok"] is False and "equal within every season" in r["reason"] and r["p_value"] is None
 
 
 # ---------------------------------------------------------------- bad input and honest nulls
