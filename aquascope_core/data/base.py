@@ -137,8 +137,12 @@ def haversine_km(lat1: Any, lon1: Any, lat2: Any, lon2: Any) -> Any:
 
 def variable_entry(variable: str, unit: str, resolution: str, *, source: str, offline: bool,
                    period_start: str | None = None, period_end: str | None = None, years: float | None = None,
-                   n_values: int | None = None, note: str = "") -> dict[str, Any]:
-    """One item of a station row's ``variables`` list (the same shape for every source)."""
+                   n_values: int | None = None, note: str = "", live: str | None = None) -> dict[str, Any]:
+    """One item of a station row's ``variables`` list (the same shape for every source).
+
+    ``offline``: the values are held here. ``live``: the name of a live source that can fetch
+    them when live mode is on (``None`` if none is known); ``source`` the source that holds them.
+    """
     return {
         "variable": variable,
         "unit": unit,
@@ -148,6 +152,7 @@ def variable_entry(variable: str, unit: str, resolution: str, *, source: str, of
         "years": None if years is None else round(float(years), 2),
         "n_values": None if n_values is None else int(n_values),
         "offline": bool(offline),
+        "live": live,
         "source": source,
         "note": note,
     }

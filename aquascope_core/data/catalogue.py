@@ -14,7 +14,9 @@ Sources (``get_source(name)``):
 A place that is a USGS gauge carries its USGS site number in every source, so the catalogue
 shows it as one station: the Leaf River is ``02472000`` in ``usgs`` (catalogue metadata) and in
 ``holmes`` (daily P, PET, runoff), and ``catalogue().stations_near`` returns one row listing the
-variables of both, each variable naming its ``source``. Word ids are aliases too (``leaf_river``).
+variables of both, each variable naming its ``source``; such a merged row has ``source: "catalogue"``
+(``get_source("catalogue")`` serves every variable of it) and ``sources: ["usgs", "holmes"]``.
+Word ids are aliases too (``leaf_river``).
 
 Stations without coordinates in their source (Au Saumon and Baskatong, whose source gives only a
 latitude; Schwingbach, Fulda, the North Saskatchewan and Uccle) never appear in ``stations_near``;
@@ -215,6 +217,8 @@ class Catalogue(Source):
             if out.get(key) is None:
                 out[key] = next((r[key] for r in rows if r.get(key) is not None), None)
         out["sources"] = [r["source"] for r in rows]
+        if len(rows) > 1:  # one place held by several sources: only the catalogue serves all its variables
+            out["source"] = "catalogue"
         out["catalogue_only"] = not any(v["offline"] for v in out["variables"])
         return out
 

@@ -104,7 +104,7 @@ class UsgsSource(OfflineSource):
                                       **record_summary(self._daily(site), "daily")))
         first, last, n = _none(rec.get("first_water_year")), _none(rec.get("last_water_year")), _none(rec.get("n_peaks"))
         out.append(variable_entry(
-            "peak_discharge", "ft3/s", "annual", source=self.name, offline=False,
+            "peak_discharge", "ft3/s", "annual", source=self.name, offline=False, live="usgs_live",
             period_start=f"{int(first) - 1}-10-01" if first is not None else None,
             period_end=f"{int(last)}-09-30" if last is not None else None,
             years=float(n) if n is not None else None, n_values=int(n) if n is not None else None,

@@ -44,7 +44,7 @@ def test_flat_brook_row_lists_offline_daily_and_catalogue_only_peaks():
     assert q["variable"] == "discharge" and q["offline"] is True and q["unit"] == "m3/s"
     assert (q["period_start"], q["period_end"]) == ("1945-01-01", "2025-05-05")
     assert q["n_values"] == 29345 and q["years"] == pytest.approx(29345 / 365.25, abs=0.01)  # 80.34
-    assert peaks["variable"] == "peak_discharge" and peaks["offline"] is False
+    assert peaks["variable"] == "peak_discharge" and peaks["offline"] is False and peaks["live"] == "usgs_live"
     assert (peaks["n_values"], peaks["period_start"], peaks["period_end"]) == (102, "1923-10-01", "2025-09-30")
 
 
@@ -104,6 +104,8 @@ def test_leaf_river_is_one_place_in_usgs_and_holmes():
     cat = catalogue()
     row = cat.stations_near(31.706944, -89.406944, limit=1)[0]
     assert row["station_id"] == "02472000" and row["sources"] == ["usgs", "holmes"]
+    assert row["source"] == "catalogue"  # get_source(row["source"]) serves every variable of the row
+    assert get_source(row["source"]).fetch_series("02472000", "precipitation").attrs["source"] == "holmes"
     assert row["catalogue_only"] is False
     assert {(v["variable"], v["source"]) for v in row["variables"]} >= {("peak_discharge", "usgs"), ("discharge", "holmes")}
     q = cat.fetch_series("leaf_river", "discharge")
