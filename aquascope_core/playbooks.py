@@ -1,0 +1,471 @@
+"""The playbook engine: load the YAML playbooks, choose a branch, fill a study with no model.
+
+A playbook (``playbooks/<id>.yaml``, shipped in the wheel as ``aquascope_core/_playbooks``) has
+an intake (typed questions with defaults), branches (first match wins), declines (what it refuses
+and the sentence it prints), caveats (plain, or ``{say, when}``), citations, and per branch the
+methodology a report prints and the steps with their gates.
+
+Conditions (``when``) and placeholders (``{{ ... }}``) see the reconnaissance extended with
+``intake``, ``station`` (the nearest station holding the branch's variable), ``site`` and
+``derived`` (``<variable>_years``, ``donors``, ``area_km2``, ``return_period_cap``,
+``return_period_beyond_cap``, ``return_periods``, ``has_<variable>``). Run-time references
+``{{ result.sN.path }}`` are left in the study for the runner.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+import re
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from aquascope_core.errors import DeclinedError, InputError, PlaybookError
+from aquascope_core.paths import PathError, get_path
+
+__all__ = [
+    "playbook_dirs",
+    "list_playbooks",
+    "load",
+    "describe_playbook",
+    "validate",
+    "coerce_intake",
+    "scope_for",
+    "choose_branch",
+    "plan",
+    "render",
+    "condition_holds",
+    "STANDARD_RETURN_PERIODS",
+]
+
+log = logging.getLogger(__name__)
+
+STANDARD_RETURN_PERIODS = (2, 5, 10, 25, 50, 100, 200, 500, 1000)
+OPERATORS = ("==", "!=", ">=", "<=", ">", "<", "in", "not in", "exists", "not exists")
+INTAKE_TYPES = ("int", "float", "choice", "list", "text", "bool")
+
+
+def playbook_dirs() -> list[Path]:
+    """Where playbooks are looked for: inside the installed package first, then the source tree."""
+    here = Path(__file__).resolve().parent
+    return [p for p in (here / "_playbooks", here.parent / "playbooks") if p.is_dir()]
+
+
+@lru_cache(maxsize=None)
+def _index() -> dict[str, Path]:
+    found: dict[str, Path] = {}
+    for d in playbook_dirs():
+        for f in sorted(d.glob("*.yaml")):
+            found.setdefault(f.stem, f)
+    return found
+
+
+@lru_cache(maxsize=None)
+def _load_cached(playbook_id: str) -> dict[str, Any]:
+    import yaml
+
+    path = _index().get(playbook_id)
+    if path is None:
+        raise PlaybookError(
+            f"no playbook {playbook_id!r}; the playbooks are: {', '.join(sorted(_index())) or 'none found'}",
+            argument="playbook", value=playbook_id)
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    errors = validate(data)
+    if errors:
+        raise PlaybookError(f"playbook {playbook_id} ({path}) does not validate: " + "; ".join(errors))
+    return data
+
+
+def load(playbook_id: str) -> dict[str, Any]:
+    """The playbook as a dict (a copy: callers may change it)."""
+    if not isinstance(playbook_id, str) or not playbook_id:
+        raise InputError.bad_value("playbook", playbook_id, "a playbook id such as 'flood_risk'")
+    return copy.deepcopy(_load_cached(playbook_id))
+
+
+def list_playbooks() -> list[dict[str, Any]]:
+    """Every playbook: id, title, problem, summary, keywords, branch ids."""
+    out = []
+    for pid in sorted(_index()):
+        pb = _load_cached(pid)
+        out.append({"id": pid, "title": pb.get("title", pid), "problem": pb.get("problem", pid),
+                    "summary": pb.get("summary", ""), "keywords": list(pb.get("keywords", [])),
+                    "branches": [b["id"] for b in pb.get("branches", [])]})
+    return out
+
+
+def describe_playbook(playbook_id: str) -> dict[str, Any]:
+    """A playbook in full, for a person or a model to read."""
+    pb = load(playbook_id)
+    return {
+        "id": playbook_id,
+        "title": pb.get("title"),
+        "summary": pb.get("summary", ""),
+        "problem": pb.get("problem"),
+        "intake": pb.get("intake", []),
+        "branches": [{"id": b["id"], "label": b.get("label", b["id"]), "when": b.get("when", []),
+                      "variable": b.get("variable"), "steps": [s.get("tool") for s in b.get("steps", [])],
+                      "methodology": b.get("methodology", [])} for b in pb.get("branches", [])],
+        "declines": pb.get("declines", []),
+        "caveats": pb.get("caveats", []),
+        "citations": pb.get("citations", []),
+        "companions": pb.get("companions", []),
+    }
+
+
+# -- validation -----------------------------------------------------------------------------------
+
+def _validate_conditions(conds: Any, where: str) -> list[str]:
+    if not isinstance(conds, list):
+        return [f"{where}: 'when' must be a list of conditions"]
+    errors = []
+    for c in conds:
+        if not isinstance(c, Mapping) or "path" not in c or c.get("op") not in OPERATORS:
+            errors.append(f"{where}: condition {c!r} needs path and op (one of {', '.join(OPERATORS)})")
+        elif c["op"] not in ("exists", "not exists") and "value" not in c:
+            errors.append(f"{where}: condition on {c['path']} with op {c['op']} needs a value")
+    return errors
+
+
+def validate(pb: Any) -> list[str]:
+    """Problems with a playbook dict (empty when it is well formed)."""
+    if not isinstance(pb, Mapping):
+        return ["a playbook must be a mapping"]
+    errors = [f"missing {k!r}" for k in ("id", "title", "problem", "branches") if k not in pb]
+    for q in pb.get("intake", []) or []:
+        if not isinstance(q, Mapping) or "name" not in q or q.get("type") not in INTAKE_TYPES:
+            errors.append(f"intake item {q!r} needs name and a type among {', '.join(INTAKE_TYPES)}")
+        elif q["type"] == "choice" and not q.get("options"):
+            errors.append(f"intake {q['name']}: a choice needs options")
+    ids = set()
+    for b in pb.get("branches", []) or []:
+        bid = b.get("id") if isinstance(b, Mapping) else None
+        if not bid:
+            errors.append(f"a branch has no id: {b!r}")
+            continue
+        if bid in ids:
+            errors.append(f"branch id {bid} is used twice")
+        ids.add(bid)
+        errors += _validate_conditions(b.get("when", []), f"branch {bid}")
+        steps = b.get("steps")
+        if not isinstance(steps, list) or not steps:
+            errors.append(f"branch {bid}: needs a list of steps")
+            continue
+        sids = [s.get("id") for s in steps if isinstance(s, Mapping)]
+        if len(set(sids)) != len(sids) or None in sids:
+            errors.append(f"branch {bid}: every step needs its own id")
+    for d in pb.get("declines", []) or []:
+        if not isinstance(d, Mapping) or "say" not in d:
+            errors.append(f"a decline needs 'say': {d!r}")
+        else:
+            errors += _validate_conditions(d.get("when", []), "decline")
+    for c in pb.get("caveats", []) or []:
+        if isinstance(c, Mapping):
+            if "say" not in c:
+                errors.append(f"a conditional caveat needs 'say': {c!r}")
+            errors += _validate_conditions(c.get("when", []), "caveat")
+        elif not isinstance(c, str):
+            errors.append(f"a caveat is a string or {{say, when}}: {c!r}")
+    return errors
+
+
+# -- intake ---------------------------------------------------------------------------------------
+
+def coerce_intake(playbook: str | Mapping[str, Any], raw: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The intake typed and completed with defaults; unknown fields dropped; a bad value raises.
+
+    ``int`` and ``float`` accept numbers and numeric strings ("100", "100-year"); ``choice`` accepts
+    an option case-insensitively; ``list`` accepts a list or a comma-separated string; ``bool``
+    accepts true/false/yes/no.
+    """
+    pb = load(playbook) if isinstance(playbook, str) else playbook
+    raw = dict(raw or {})
+    out: dict[str, Any] = {}
+    for q in pb.get("intake", []) or []:
+        name, kind = q["name"], q["type"]
+        value = raw.get(name, q.get("default"))
+        if value is None:
+            out[name] = None
+            continue
+        out[name] = _coerce_one(name, kind, value, q)
+    return out
+
+
+def _coerce_one(name: str, kind: str, value: Any, q: Mapping[str, Any]) -> Any:
+    if kind in ("int", "float"):
+        if isinstance(value, bool):
+            raise InputError.bad_value(name, value, f"a number ({q.get('label', name)})")
+        if isinstance(value, str):
+            m = re.search(r"-?\d+(?:\.\d+)?", value.replace(",", ""))
+            if not m:
+                raise InputError.bad_value(name, value, f"a number ({q.get('label', name)})")
+            value = float(m.group())
+        try:
+            num = float(value)
+        except (TypeError, ValueError):
+            raise InputError.bad_value(name, value, f"a number ({q.get('label', name)})") from None
+        if kind == "int":
+            if num != int(num):
+                raise InputError.bad_value(name, value, "a whole number")
+            num = int(num)
+        lo, hi = q.get("min"), q.get("max")
+        if (lo is not None and num < lo) or (hi is not None and num > hi):
+            raise InputError.bad_value(name, value, f"between {lo} and {hi}")
+        return num
+    if kind == "choice":
+        options = list(q.get("options") or [])
+        for opt in options:
+            if str(value).strip().lower() == str(opt).lower():
+                return opt
+        raise InputError.bad_value(name, value, "one of " + ", ".join(map(str, options)))
+    if kind == "list":
+        items = [v.strip() for v in value.split(",")] if isinstance(value, str) else list(value)
+        item_type = q.get("item_type")
+        if item_type in ("int", "float"):
+            items = [_coerce_one(name, item_type, v, {}) for v in items]
+        allowed = q.get("options")
+        if allowed:
+            bad = [v for v in items if v not in allowed]
+            if bad:
+                raise InputError.bad_value(name, bad, "items among " + ", ".join(map(str, allowed)))
+        return items
+    if kind == "bool":
+        if isinstance(value, bool):
+            return value
+        s = str(value).strip().lower()
+        if s in ("true", "yes", "1", "y"):
+            return True
+        if s in ("false", "no", "0", "n"):
+            return False
+        raise InputError.bad_value(name, value, "true or false")
+    return str(value)
+
+
+# -- scope, conditions, rendering -----------------------------------------------------------------
+
+def _nearest_station(recon: Mapping[str, Any], variable: str | None) -> dict[str, Any] | None:
+    for st in recon.get("stations", []) or []:
+        if variable is None:
+            return dict(st)
+        for v in st.get("variables", []) or []:
+            if v.get("variable") == variable and v.get("usable", v.get("offline", True)):
+                return dict(st)
+    return None
+
+
+def scope_for(recon: Mapping[str, Any], intake: Mapping[str, Any], playbook: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The dict conditions and placeholders are evaluated over."""
+    from aquascope_core.registry import METHODS
+
+    ctx = recon.get("context", {}) or {}
+    years = {k: float(v) for k, v in (ctx.get("years_by_variable") or {}).items() if v is not None}
+    available = ctx.get("available")
+    derived: dict[str, Any] = {f"{k}_years": round(v, 1) for k, v in years.items()}
+    for var in ("discharge", "precipitation", "pet", "temperature", "groundwater_level", "water_quality"):
+        derived.setdefault(f"{var}_years", 0.0)
+        derived[f"has_{var}"] = bool(years.get(var)) or (available is not None and var in available)
+    derived["donors"] = ctx.get("donors") or 0
+    derived["area_km2"] = ctx.get("area_km2")
+    derived["dams"] = (recon.get("catchment") or {}).get("dams")
+    derived["regulated"] = (recon.get("catchment") or {}).get("regulation") == "regulated"
+    T = intake.get("return_period")
+    factor = (playbook or {}).get("return_period_factor")
+    if factor is None and "gev_lmoments" in METHODS:
+        factor = METHODS["gev_lmoments"].max_return_period_factor
+    factor = float(factor or 3)
+    derived["return_period_factor"] = factor
+    derived["return_period_cap"] = round(factor * years.get("discharge", 0.0), 1)
+    if T is not None:
+        derived["return_period"] = T
+        derived["return_period_beyond_cap"] = bool(years.get("discharge")) and T > derived["return_period_cap"]
+        derived["return_periods"] = sorted(set(STANDARD_RETURN_PERIODS) | {int(T) if float(T).is_integer() else T})
+    scope = dict(recon)
+    scope.update({"intake": dict(intake), "derived": derived, "site": dict(recon.get("point") or {})})
+    scope["station"] = _nearest_station(recon, None)
+    return scope
+
+
+def condition_holds(cond: Mapping[str, Any], scope: Mapping[str, Any]) -> bool:
+    op = cond["op"]
+    try:
+        seen = get_path(scope, cond["path"])
+    except PathError:
+        return op == "not exists"
+    if op == "exists":
+        return seen is not None
+    if op == "not exists":
+        return seen is None
+    want = cond.get("value")
+    if isinstance(want, str) and "{{" in want:
+        want = render(want, scope)
+    try:
+        if op == "==":
+            return seen == want
+        if op == "!=":
+            return seen != want
+        if op == "in":
+            return seen in want
+        if op == "not in":
+            return seen not in want
+        if seen is None:
+            return False
+        return {">=": seen >= want, "<=": seen <= want, ">": seen > want, "<": seen < want}[op]
+    except TypeError:
+        return False
+
+
+def _holds(conds: Sequence[Mapping[str, Any]] | None, scope: Mapping[str, Any]) -> bool:
+    return all(condition_holds(c, scope) for c in (conds or []))
+
+
+_PLACEHOLDER = re.compile(r"\{\{\s*(?P<expr>[^}]+?)\s*\}\}")
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, float):
+        if value.is_integer():
+            return str(int(value))
+        return f"{value:.1f}" if abs(value) >= 10 else f"{value:.3g}"
+    if isinstance(value, list):
+        return ", ".join(_fmt(v) for v in value)
+    return str(value)
+
+
+def render(obj: Any, scope: Mapping[str, Any]) -> Any:
+    """Fill ``{{ path }}`` placeholders from ``scope``; ``{{ result.* }}`` is left for the runner."""
+    if isinstance(obj, str):
+        whole = _PLACEHOLDER.fullmatch(obj.strip())
+        if whole and not whole.group("expr").startswith("result."):
+            return _value(whole.group("expr"), scope)
+
+        def sub(m: re.Match) -> str:
+            expr = m.group("expr")
+            if expr.startswith("result."):
+                return m.group(0)
+            return _fmt(_value(expr, scope))
+
+        return _PLACEHOLDER.sub(sub, obj)
+    if isinstance(obj, Mapping):
+        return {k: render(v, scope) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [render(v, scope) for v in obj]
+    return obj
+
+
+def _value(expr: str, scope: Mapping[str, Any]) -> Any:
+    try:
+        return get_path(scope, expr)
+    except PathError as exc:
+        raise PlaybookError(f"placeholder {{{{ {expr} }}}} cannot be filled: {exc}") from None
+
+
+# -- planning -------------------------------------------------------------------------------------
+
+def choose_branch(pb: Mapping[str, Any], scope: dict[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
+    """(branch, None) for the first branch that holds, or (None, the decline sentence)."""
+    for d in pb.get("declines", []) or []:
+        if _holds(d.get("when"), scope):
+            return None, render(d["say"], scope)
+    for b in pb.get("branches", []):
+        if not _holds(b.get("when"), scope):
+            continue
+        station = _nearest_station(scope, b.get("variable")) if b.get("variable") else scope.get("station")
+        if b.get("variable") and station is None:
+            continue
+        scope["station"] = station
+        return dict(b), None
+    return None, pb.get("no_branch_say") and render(pb["no_branch_say"], scope) or (
+        f"No branch of the {pb.get('title', pb.get('id'))} playbook applies at this site with the data found.")
+
+
+def plan(playbook: str | Mapping[str, Any], recon: Mapping[str, Any], intake: Mapping[str, Any] | None = None, *,
+         question: str = "") -> "Any":
+    """Fill a version-3 study from the playbook's tree with no model.
+
+    Raises :class:`DeclinedError` with the playbook's sentence when it declines, or when a required
+    step's method is not defensible at the site (an optional one is dropped with a note).
+    """
+    from aquascope_core.catalogue import validate_plan
+    from aquascope_core.registry import assess_method
+    from aquascope_core.study import Step, Study
+
+    pb = load(playbook) if isinstance(playbook, str) else copy.deepcopy(dict(playbook))
+    intake = coerce_intake(pb, intake)
+    scope = scope_for(recon, intake, pb)
+    branch, refusal = choose_branch(pb, scope)
+    if branch is None:
+        raise DeclinedError(refusal, recovery=pb.get("decline_recovery") or DeclinedError.default_recovery)
+    ctx = dict(recon.get("context") or {})
+    ctx["return_period"] = intake.get("return_period")
+    notes: list[str] = []
+    steps: list[Step] = []
+    dropped: set[str] = set()
+    for raw in branch["steps"]:
+        local = dict(scope)
+        if raw.get("station_variable"):
+            st = _nearest_station(scope, raw["station_variable"])
+            if st is None:
+                if raw.get("optional"):
+                    notes.append(f"step {raw['id']} ({raw['tool']}) dropped: no station with "
+                                 f"{raw['station_variable']} within reach")
+                    dropped.add(raw["id"])
+                    continue
+                raise DeclinedError(f"The plan needs a station with {raw['station_variable']} and none is within reach.")
+            local["station"] = st
+        step = Step.from_dict(render(raw, local))
+        step.depends_on = [d for d in step.depends_on if d not in dropped]
+        if any(d in dropped for d in raw.get("depends_on", []) or []) and not step.depends_on and raw.get("depends_on"):
+            dropped.add(step.id)
+            notes.append(f"step {step.id} ({step.tool}) dropped: it depends on a dropped step")
+            continue
+        if step.method:
+            verdict = assess_method(step.method, ctx)
+            if verdict["status"] == "not_defensible":
+                if step.optional:
+                    notes.append(f"step {step.id} ({step.tool}) dropped: {verdict['label']} is not defensible here "
+                                 f"({verdict['reason']})")
+                    dropped.add(step.id)
+                    continue
+                raise DeclinedError(f"{verdict['label']} is not defensible at this site: {verdict['reason']}.")
+            if verdict["status"] == "marginal":
+                notes.append(f"step {step.id}: {verdict['label']} is marginal here ({verdict['reason']})")
+        steps.append(step)
+    caveats = []
+    for c in pb.get("caveats", []) or []:
+        if isinstance(c, str):
+            caveats.append(render(c, scope))
+        elif _holds(c.get("when"), scope):
+            caveats.append(render(c["say"], scope))
+    station = scope.get("station") or {}
+    plan_block = {
+        "playbook": pb["id"],
+        "branch": branch["id"],
+        "branch_label": branch.get("label", branch["id"]),
+        "rationale": render(branch.get("rationale", ""), scope),
+        "notes": notes,
+        "recon_notes": list(recon.get("notes", []) or []),
+        "objective": render(pb.get("objective", ""), scope),
+        "decision": intake.get("decision") or render(pb.get("decision", ""), scope),
+        "methodology": render(list(branch.get("methodology", [])), scope),
+        "assumptions": render(list(branch.get("assumptions", [])), scope),
+        "alternatives": render(list(branch.get("alternatives", [])), scope),
+        "limitations_expected": render(list(branch.get("limitations_expected", [])), scope),
+        "caveats": caveats,
+        "citations": list(pb.get("citations", [])),
+        "author": "playbook",
+        "station": {k: station.get(k) for k in ("source", "station_id", "name", "distance_km")} if station else None,
+    }
+    study = Study(
+        steps=steps,
+        version=3,
+        title=render(pb.get("study_title", pb.get("title", pb["id"])), scope),
+        question=question,
+        problem={"kind": pb.get("problem", pb["id"]), "site": dict(recon.get("point") or {}), "params": dict(intake)},
+        plan=plan_block,
+    )
+    errors = validate_plan(study, site=ctx)
+    if errors:
+        raise PlaybookError(f"playbook {pb['id']} branch {branch['id']} produced a plan that does not validate: "
+                            + "; ".join(errors))
+    return study

@@ -1,0 +1,83 @@
+"""Station tools: read a station's record and summarise it; water-year maxima."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aquascope_core.result import finish, source as source_row
+from aquascope_core.tools.context import DataContext, resolve
+
+__all__ = ["station_record", "annual_maxima"]
+
+
+def _station_fields(desc: dict[str, Any], source: str, station_id: str) -> dict[str, Any]:
+    return {
+        "source": source,
+        "station_id": station_id,
+        "name": desc.get("name"),
+        "lat": desc.get("lat"),
+        "lon": desc.get("lon"),
+        "area_km2": desc.get("area_km2"),
+        "regulation": desc.get("regulation"),
+    }
+
+
+def _provenance(series) -> list[dict[str, Any]]:
+    prov = series.attrs.get("provenance")
+    return [dict(prov)] if isinstance(prov, dict) else [source_row(str(series.attrs.get("source", "unknown")))]
+
+
+def station_record(source: str, station_id: str, variable: str = "discharge", start: str | None = None,
+                   end: str | None = None, *, data: DataContext | None = None) -> dict[str, Any]:
+    """The record a station holds for ``variable``: period, completeness, resolution, unit, counts by year."""
+    ctx = resolve(data)
+    desc = ctx.describe_station(source, station_id)
+    s = ctx.fetch_series(source, station_id, variable, start=start, end=end)
+    values = s.dropna()
+    first, last = values.index.min(), values.index.max()
+    span_years = ((last - first).days + 1) / 365.25
+    resolution = s.attrs.get("resolution", "daily")
+    by_year = values.groupby(values.index.year).size()
+    payload = {
+        "station": _station_fields(desc, source, station_id),
+        "variable": variable,
+        "unit": s.attrs.get("unit"),
+        "resolution": resolution,
+        "period": {"start": first.date().isoformat(), "end": last.date().isoformat()},
+        "n_values": int(values.size),
+        "n_missing": int(s.size - values.size),
+        "years": round(span_years, 2),
+        "statistics": {"mean": float(values.mean()), "min": float(values.min()), "max": float(values.max()),
+                       "median": float(values.median())},
+        "record_by_year": [{"year": int(y), "n_values": int(n)} for y, n in by_year.items()],
+        "summary": (f"{desc.get('name') or station_id}: {values.size:,} {resolution} values of {variable} "
+                    f"({s.attrs.get('unit')}) from {first.date()} to {last.date()}"),
+    }
+    return finish(payload, "station_record",
+                  {"source": source, "station_id": station_id, "variable": variable, "start": start, "end": end},
+                  _provenance(s))
+
+
+def annual_maxima(source: str, station_id: str, variable: str = "discharge", water_year_start_month: int = 10,
+                  min_days: int = 360, *, data: DataContext | None = None) -> dict[str, Any]:
+    """Water-year maxima of a station's daily record (years with fewer than ``min_days`` days excluded)."""
+    from aquascope_core.methods.flood_frequency import annual_maxima as amax
+
+    ctx = resolve(data)
+    desc = ctx.describe_station(source, station_id)
+    s = ctx.fetch_series(source, station_id, variable)
+    basis = "instantaneous" if variable == "peak_discharge" else "daily_mean"
+    out = amax(s, water_year_start_month=water_year_start_month, min_days=min_days, basis=basis,
+               unit=s.attrs.get("unit"))
+    payload = {k: v for k, v in out.items() if k != "meta"}
+    payload["station"] = _station_fields(desc, source, station_id)
+    payload["variable"] = variable
+    if payload.get("ok", True) and payload.get("values"):
+        vals = payload["values"]
+        payload["summary"] = (f"{payload['n_years']} annual maxima, {payload.get('label', basis)}, "
+                              f"{min(payload['water_years'])}-{max(payload['water_years'])}, "
+                              f"largest {max(vals):.4g} {payload.get('unit') or ''}").rstrip()
+    return finish(payload, "annual_maxima",
+                  {"source": source, "station_id": station_id, "variable": variable,
+                   "water_year_start_month": water_year_start_month, "min_days": min_days},
+                  _provenance(s) + [r for r in out.get("meta", {}).get("sources", []) if r.get("name") != "aquascope"])

@@ -1,0 +1,270 @@
+"""The `aquascope` command.
+
+    aquascope studio "Design flow for a road crossing, 100-year" --lat 41.10 --lon -74.96 --yes --out DIR
+    aquascope studio --resume STUDY_ID --yes            # approve a plan left waiting, from any process
+    aquascope assess 41.10 -74.96 --problem flood_risk
+    aquascope playbooks list | show ID
+    aquascope run study.yaml [--out DIR]                # replay a study with no model
+
+Exit codes: 0 done (or waiting for you), 2 bad input, 3 declined, 1 an unexpected failure.
+Start-up stays light: the engine, the roles and langgraph are imported only by the command that needs them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from pathlib import Path
+from typing import Any, Sequence
+
+__all__ = ["main"]
+
+EXIT_OK, EXIT_FAIL, EXIT_INPUT, EXIT_DECLINED = 0, 1, 2, 3
+
+
+def _err(msg: str) -> None:
+    print(f"aquascope: {msg}", file=sys.stderr)
+
+
+class _Progress:
+    """One line per crew event on stderr (the report goes to stdout and files)."""
+
+    WORDS = {"start": "started", "done": "done", "failed": "NOT established", "skipped": "skipped", "brief": "brief ready",
+             "inventory": "inventory ready", "plan": "plan ready", "findings": "findings ready", "critique": "critique done",
+             "report": "report written", "declined": "declined", "fallback": "trying the fallback", "reused": "reused"}
+
+    def __init__(self, quiet: bool = False) -> None:
+        self.quiet = quiet
+
+    def __call__(self, ev: dict[str, Any]) -> None:
+        if self.quiet or ev.get("type") != "event":
+            return
+        word = self.WORDS.get(ev.get("event"))
+        if not word or (ev.get("event") == "start" and not ev.get("step") and ev.get("role") != "analysts"):
+            return
+        step = f" {ev['step']}" if ev.get("step") else ""
+        detail = ev.get("detail") or {}
+        extra = ""
+        if isinstance(detail, dict):
+            if detail.get("tool"):
+                extra = f" ({detail['tool']})"
+            if ev.get("event") == "failed" and detail.get("reason"):
+                extra = f": {str(detail['reason'])[:160]}"
+        print(f"  [{ev.get('role')}]{step} {word}{extra}", file=sys.stderr, flush=True)
+
+
+def _studio_kwargs(args: argparse.Namespace) -> dict[str, Any]:
+    kw: dict[str, Any] = {"checkpointer": args.checkpoints, "on_event": _Progress(args.quiet)}
+    if args.model:
+        kw["model"] = args.model
+    if getattr(args, "live", False):
+        kw["live"] = True
+    return kw
+
+
+def _print_reply(reply: Any) -> None:
+    print(reply.text)
+
+
+def _finish(studio: Any, reply: Any, out: str | None, yes: bool) -> int:
+    while True:
+        if reply.kind == "questions":
+            if yes:
+                print("Taking the defaults for the open questions (--yes).", file=sys.stderr)
+                reply = studio.say("just go")
+                continue
+            _print_reply(reply)
+            print(f"\nStudy {studio.id} waits for your answers. Answer with:\n"
+                  f"  aquascope studio \"<your answers>\" --resume {studio.id}\nor take the defaults with:\n"
+                  f"  aquascope studio --resume {studio.id} --yes")
+            return EXIT_OK
+        if reply.kind == "plan":
+            _print_reply(reply)
+            if yes:
+                print("Plan approved (--yes); running the study.", file=sys.stderr)
+                reply = studio.approve()
+                continue
+            print(f"\nStudy {studio.id} waits for your approval of this plan. Approve and run it with:\n"
+                  f"  aquascope studio --resume {studio.id} --yes" + (f" --out {out}" if out else ""))
+            return EXIT_OK
+        break
+    paths = []
+    try:
+        paths = studio.export(out)
+    except Exception as exc:  # noqa: BLE001 - a study without files still has its answer
+        logging.getLogger(__name__).debug("export failed: %s", exc)
+    if reply.kind == "declined":
+        _err(f"declined: {reply.text}")
+        if paths:
+            print(f"A short report of why is in {paths[0].parent}.", file=sys.stderr)
+        return EXIT_DECLINED
+    print(reply.text)
+    if paths:
+        print(f"\nWrote {', '.join(p.name for p in paths)} to {paths[0].parent}")
+    return EXIT_OK
+
+
+def cmd_studio(args: argparse.Namespace) -> int:
+    from aquascope_core.data.base import validate_point
+    from graphs.studio import Studio
+
+    kw = _studio_kwargs(args)
+    if args.resume:
+        study_id = args.resume
+        if Path(study_id).is_file():
+            study_id = json.loads(Path(study_id).read_text())["id"]
+        studio = Studio.resume(study_id, out=args.out, **kw)
+        with studio:
+            out = args.out or studio.out
+            pending = studio.pending()
+            if args.problem and pending:
+                return _finish(studio, studio.say(args.problem), out, args.yes)
+            if pending is None:
+                if args.problem:
+                    return _finish(studio, studio.follow_up(args.problem), out, args.yes)
+                return _finish(studio, studio._reply(), out, args.yes)
+            return _finish(studio, studio._reply(), out, args.yes)
+    if args.problem is None or not args.problem.strip():
+        _err("the problem text is empty: describe the question, for example "
+             "aquascope studio \"Design flow for a road crossing, 100-year\" --lat 41.10 --lon -74.96")
+        return EXIT_INPUT
+    if args.lat is None or args.lon is None:
+        _err("a new study needs a site: give --lat and --lon in decimal degrees (for example --lat 41.10 --lon -74.96)")
+        return EXIT_INPUT
+    validate_point(args.lat, args.lon)
+    out = args.out
+    with Studio(args.lat, args.lon, out=out, radius_km=args.radius, **kw) as studio:
+        print(f"Study {studio.id}", file=sys.stderr)
+        return _finish(studio, studio.say(args.problem), out, args.yes)
+
+
+def cmd_assess(args: argparse.Namespace) -> int:
+    from aquascope_core.recon import assess_site
+
+    recon = assess_site(args.lat, args.lon, radius_km=args.radius, problem=args.problem,
+                        return_period=args.return_period)
+    if args.json:
+        print(json.dumps(recon, indent=2))
+        return EXIT_OK
+    print(f"Site {recon['point']['lat']}, {recon['point']['lon']} (radius {recon['radius_km']:g} km)")
+    for st in recon["stations"][:10]:
+        held = ", ".join(v["variable"] for v in st["variables"] if v.get("usable")) or "metadata only"
+        print(f"  {st['distance_km']:7.1f} km  {st['source']} {st['station_id']}  {st['name']}  [{held}]")
+    if recon["sufficiency"]:
+        print("Methods:")
+        for row in recon["sufficiency"]:
+            print(f"  {row['status']:<15} {row['method']}: {row['reason']}")
+    for n in recon["notes"]:
+        print(f"Note: {n}")
+    return EXIT_OK
+
+
+def cmd_playbooks(args: argparse.Namespace) -> int:
+    from aquascope_core import playbooks
+
+    if args.action == "show":
+        if not args.id:
+            _err("playbooks show needs an id: aquascope playbooks show flood_risk")
+            return EXIT_INPUT
+        print(json.dumps(playbooks.describe_playbook(args.id), indent=2))
+        return EXIT_OK
+    for pb in playbooks.list_playbooks():
+        print(f"{pb['id']:<24} {pb['title']}  (branches: {', '.join(pb['branches'])})")
+    return EXIT_OK
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from aquascope_core.runner import run_study
+    from aquascope_core.study import Study
+
+    path = Path(args.study)
+    if not path.is_file():
+        _err(f"no study file at {path}: give the path of a study.yaml (or .json) written by aquascope")
+        return EXIT_INPUT
+    text = path.read_text(encoding="utf-8")
+    study = Study.from_json(text) if path.suffix == ".json" else Study.from_yaml(text)
+    progress = _Progress(args.quiet)
+    run = run_study(study, on_event=lambda e: progress({"type": "event", **e}))
+    out = {"ok": run.ok, "summary": run.summary, "failed_steps": run.failed_steps,
+           "results": {k: {"status": r.status, "gates": [{"check": g["check"], "passed": g["passed"], "seen": g["seen"]}
+                                                         for g in r.gates]} for k, r in run.results.items()}}
+    if args.out:
+        dest = Path(args.out)
+        dest.mkdir(parents=True, exist_ok=True)
+        (dest / "run.json").write_text(json.dumps(run.to_dict(), indent=2))
+        (dest / "study.yaml").write_text(study.to_yaml())
+    print(json.dumps(out, indent=2))
+    return EXIT_OK if run.ok else EXIT_DECLINED
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from aquascope_core import __version__
+
+    p = argparse.ArgumentParser(prog="aquascope", description="A crew that does a complete hydrology study at a place.")
+    p.add_argument("--version", action="version", version=f"aquascope {__version__}")
+    p.add_argument("-v", "--verbose", action="store_true", help="log what happens (to stderr)")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    s = sub.add_parser("studio", help="run a study with the crew (brief, plan, approval, run, report)")
+    s.add_argument("problem", nargs="?", help="the problem in words, e.g. \"Design flow for a road crossing, 100-year\"")
+    s.add_argument("--lat", type=float, help="latitude of the site (decimal degrees)")
+    s.add_argument("--lon", type=float, help="longitude of the site (decimal degrees)")
+    s.add_argument("--radius", type=float, default=50.0, help="search radius for stations, km (default 50)")
+    s.add_argument("--yes", action="store_true", help="take the defaults and approve the plan without stopping")
+    s.add_argument("--out", help="folder for report.md, study.yaml and workspace.json")
+    s.add_argument("--resume", metavar="STUDY_ID", help="continue a study by its id (or its workspace.json)")
+    s.add_argument("--model", help="a litellm model string; without it every role runs keyless")
+    s.add_argument("--live", action="store_true", help="allow live data sources (also needs AQUASCOPE_LIVE=1)")
+    s.add_argument("--checkpoints", help="checkpointer URL (default sqlite:///$AQUASCOPE_HOME/checkpoints.sqlite)")
+    s.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
+    s.set_defaults(func=cmd_studio)
+
+    a = sub.add_parser("assess", help="what exists at a point and which methods it can defend")
+    a.add_argument("lat", type=float)
+    a.add_argument("lon", type=float)
+    a.add_argument("--radius", type=float, default=50.0)
+    a.add_argument("--problem", help="a playbook id, e.g. flood_risk")
+    a.add_argument("--return-period", type=float, dest="return_period")
+    a.add_argument("--json", action="store_true")
+    a.set_defaults(func=cmd_assess)
+
+    pb = sub.add_parser("playbooks", help="list the playbooks or show one")
+    pb.add_argument("action", nargs="?", choices=["list", "show"], default="list")
+    pb.add_argument("id", nargs="?")
+    pb.set_defaults(func=cmd_playbooks)
+
+    r = sub.add_parser("run", help="replay a study (study.yaml) with no model")
+    r.add_argument("study")
+    r.add_argument("--out", help="folder for run.json and the study with its results")
+    r.add_argument("-q", "--quiet", action="store_true")
+    r.set_defaults(func=cmd_run)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, stream=sys.stderr,
+                        format="%(levelname)s %(name)s: %(message)s")
+    from aquascope_core.errors import AquascopeError, DeclinedError, InputError
+
+    try:
+        return int(args.func(args) or 0)
+    except DeclinedError as exc:
+        _err(f"declined: {exc.message}")
+        return EXIT_DECLINED
+    except InputError as exc:
+        _err(f"{exc.message} {exc.recovery if exc.recovery != InputError.default_recovery else ''}".rstrip())
+        return EXIT_INPUT
+    except AquascopeError as exc:
+        _err(f"{exc.message} ({exc.recovery})")
+        return EXIT_INPUT if type(exc).__name__ in ("DataNotFoundError", "StudyError", "PlaybookError") else EXIT_FAIL
+    except KeyboardInterrupt:
+        _err("interrupted; the study's checkpoint is kept, resume it with --resume")
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

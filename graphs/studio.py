@@ -1,0 +1,234 @@
+"""The Python API: a study as a conversation with the crew, checkpointed at every step.
+
+    s = Studio(lat=41.10, lon=-74.96)                      # keyless unless model= is given
+    r = s.say("Design flow for a road crossing, 100-year")  # -> Reply(kind="plan", ...) (or "questions")
+    r = s.approve()                                        # runs the Analysts, Interpreter, Critic, Author
+    paths = s.export("out/")                               # report.md, study.yaml, workspace.json
+    s2 = Studio.resume(s.id)                               # the same study from another process
+
+Every method returns a :class:`Reply` (kind: questions, plan, report, answer, declined; text;
+payload) and leaves the checkpoint consistent, so a face can stop anywhere and resume.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from langgraph.types import Command
+
+from aquascope_core.data.base import validate_point
+from aquascope_core.errors import DataNotFoundError, InputError, StudyError
+from aquascope_core.workspace import ArtifactStore, Workspace, aquascope_home, new_study_id
+from graphs.checkpoint import describe, open_checkpointer
+from graphs.context import CrewContext
+from graphs.graph import compile_graph
+from graphs.state import STATE_KEYS
+
+__all__ = ["Studio", "Reply"]
+
+log = logging.getLogger(__name__)
+
+# Where update_state must pretend to be so the graph resumes at the right place (from_dict).
+_RESUME_AS = {"review": "methodologist", "intake": "consultant", "done": "author", "declined": "author"}
+
+
+@dataclass
+class Reply:
+    kind: str  # questions | plan | report | answer | declined
+    text: str
+    payload: dict[str, Any] = field(default_factory=dict)
+    status: str = ""
+    study_id: str = ""
+
+
+class Studio:
+    """One study with the crew; see the module docstring."""
+
+    def __init__(self, lat: float | None = None, lon: float | None = None, *, study_id: str | None = None,
+                 model: Any = None, role_models: Mapping[str, Any] | None = None, api_key: str | None = None,
+                 base_url: str | None = None, timeout: float | None = None, live: bool = False,
+                 radius_km: float = 50.0, data: Any = None, checkpointer: Any = None,
+                 artifact_root: str | Path | None = None, on_event: Callable[[dict[str, Any]], None] | None = None,
+                 out: str | Path | None = None) -> None:
+        self.id = study_id or new_study_id()
+        self.site = None
+        if lat is not None or lon is not None:
+            la, lo = validate_point(lat, lon)
+            self.site = {"lat": la, "lon": lo}
+        self.radius_km = float(radius_km)
+        self.live = bool(live)
+        self.out = str(out) if out else None
+        self.on_event = on_event
+        self._checkpointer_url = checkpointer if isinstance(checkpointer, str) or checkpointer is None else None
+        self._stack = contextlib.ExitStack()
+        saver = checkpointer if checkpointer is not None and not isinstance(checkpointer, str) else \
+            self._stack.enter_context(open_checkpointer(checkpointer))
+        self.graph = compile_graph(saver)
+        self.config = {"configurable": {"thread_id": self.id}}
+        self.artifact_root = str(artifact_root) if artifact_root else str(aquascope_home() / "studies" / self.id / "artifacts")
+        self.context = CrewContext(model=model, role_models=dict(role_models or {}), api_key=api_key, base_url=base_url,
+                                   timeout=timeout, artifact_root=self.artifact_root, live=live, data=data)
+
+    # -- lifecycle ------------------------------------------------------------------------------
+    def close(self) -> None:
+        self._stack.close()
+
+    def __enter__(self) -> "Studio":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    @classmethod
+    def resume(cls, study_id: str, **kwargs: Any) -> "Studio":
+        """The study ``study_id`` from its checkpoint (any process, same checkpointer)."""
+        s = cls(study_id=study_id, **kwargs)
+        if not s.graph.get_state(s.config).values:
+            where = describe(kwargs.get("checkpointer") if isinstance(kwargs.get("checkpointer"), str) else None)
+            s.close()
+            raise DataNotFoundError(f"no study {study_id!r} in the checkpoints at {where}", argument="study_id",
+                                    value=study_id, recovery="Check the id (it is printed when a study starts) and "
+                                    "AQUASCOPE_HOME / --checkpoints, which must point where the study was started.")
+        ws = s.workspace()
+        s.site = ws.site
+        s.out = ws.request.get("out") or s.out
+        return s
+
+    @classmethod
+    def from_dict(cls, workspace: Mapping[str, Any], **kwargs: Any) -> "Studio":
+        """A Studio from a workspace dict (to_dict, workspace.json), resumable where it stood."""
+        ws = Workspace.from_dict(workspace)
+        if ws.status not in _RESUME_AS:
+            raise StudyError(f"a workspace with status {ws.status!r} is mid-run and cannot be restarted from a dict; "
+                             "resume it from its checkpoint (Studio.resume) instead")
+        s = cls(study_id=ws.id, **kwargs)
+        s.site = ws.site
+        s.graph.update_state(s.config, ws.to_dict(), as_node=_RESUME_AS[ws.status])
+        return s
+
+    # -- state ----------------------------------------------------------------------------------
+    def _snapshot(self):
+        return self.graph.get_state(self.config)
+
+    def workspace(self) -> Workspace:
+        values = self._snapshot().values or {}
+        return Workspace.from_dict({k: v for k, v in values.items() if k in STATE_KEYS and v is not None})
+
+    def to_dict(self) -> dict[str, Any]:
+        return self.workspace().to_dict()
+
+    @property
+    def status(self) -> str:
+        return (self._snapshot().values or {}).get("status", "new")
+
+    def pending(self) -> str | None:
+        """The action the crew waits for: 'answer_questions', 'approve_plan' or None."""
+        snap = self._snapshot()
+        for intr in getattr(snap, "interrupts", ()) or ():
+            value = intr.value[0] if isinstance(intr.value, list) else intr.value
+            return (value.get("action_request") or {}).get("action")
+        return None
+
+    # -- the conversation -----------------------------------------------------------------------
+    def _run(self, inp: Any) -> Reply:
+        for chunk in self.graph.stream(inp, self.config, context=self.context, stream_mode="custom"):
+            if self.on_event is not None and isinstance(chunk, Mapping):
+                self.on_event(dict(chunk))
+        return self._reply()
+
+    def _reply(self) -> Reply:
+        snap = self._snapshot()
+        values = snap.values or {}
+        status = values.get("status", "")
+        for intr in getattr(snap, "interrupts", ()) or ():
+            value = intr.value[0] if isinstance(intr.value, list) else intr.value
+            action = (value.get("action_request") or {}).get("action")
+            if action == "answer_questions":
+                return Reply("questions", value.get("description", ""),
+                             {"questions": (values.get("brief") or {}).get("questions") or []}, status, self.id)
+            if action == "approve_plan":
+                msgs = [m for m in values.get("messages") or [] if m.get("kind") in ("plan", "plan_errors")]
+                text = "\n\n".join(m["text"] for m in msgs[-2:] if m is not None) if msgs and msgs[-1]["kind"] == "plan_errors" \
+                    else (msgs[-1]["text"] if msgs else value.get("description", ""))
+                return Reply("plan", text, {"study": values.get("study"),
+                                            "plan_errors": (msgs[-1].get("payload") or {}).get("errors")
+                                            if msgs and msgs[-1]["kind"] == "plan_errors" else []}, status, self.id)
+        report = values.get("report") or {}
+        if status == "declined":
+            reason = (values.get("brief") or {}).get("declined_reason") or report.get("answer") or "declined"
+            return Reply("declined", reason, {"report": report.get("title")}, status, self.id)
+        if status == "done":
+            return Reply("report", report.get("answer", ""), {"title": report.get("title"),
+                                                              "critique_ok": report.get("critique_ok"),
+                                                              "artifacts": [a["name"] for a in values.get("artifacts") or []]},
+                         status, self.id)
+        last = (values.get("messages") or [{}])[-1]
+        return Reply(last.get("kind", "answer"), last.get("text", ""), {}, status, self.id)
+
+    def say(self, text: str, *, intake: Mapping[str, Any] | None = None, playbook: str | None = None) -> Reply:
+        """Start the study with the problem text, answer the crew's questions, or ask for a change."""
+        if not isinstance(text, str) or not text.strip():
+            raise InputError("The problem text is empty: describe the question, for example "
+                             "\"Design flow for a road crossing, 100-year\".", argument="text", value=text)
+        snap = self._snapshot()
+        if not snap.values:
+            if self.site is None:
+                raise InputError("a new study needs a site: Studio(lat=..., lon=...)", argument="lat")
+            request = {"text": text, "radius_km": self.radius_km, "live": self.live, "artifact_root": self.artifact_root}
+            if intake:
+                request["intake"] = dict(intake)
+            if playbook:
+                request["playbook"] = playbook
+            if self.out:
+                request["out"] = self.out
+            return self._run({"id": self.id, "site": self.site, "request": request, "status": "intake",
+                              "messages": [{"role": "user", "kind": "text", "text": text}]})
+        pending = self.pending()
+        if pending in ("answer_questions", "approve_plan"):
+            return self._run(Command(resume={"type": "response", "args": text}))
+        if snap.values.get("status") in ("done", "declined"):
+            return self.follow_up(text)
+        raise StudyError(f"the study is {snap.values.get('status')!r} and waits for nothing; resume it to continue")
+
+    def approve(self, edits: Mapping[str, Any] | None = None) -> Reply:
+        """Approve the plan (with edits: ``{"steps": {id: {field: value}}}``, ``{"drop": [ids]}`` or ``{"study": {...}}``)."""
+        pending = self.pending()
+        if pending == "answer_questions":
+            self._run(Command(resume={"type": "accept"}))
+            pending = self.pending()
+        if pending != "approve_plan":
+            raise StudyError(f"there is no plan waiting for approval (status {self.status!r})",
+                             recovery="Start the study with say(...) first.")
+        resp = {"type": "edit", "args": dict(edits)} if edits else {"type": "accept"}
+        return self._run(Command(resume=resp))
+
+    def decline(self) -> Reply:
+        """Decline the plan (or the questions): the study ends as declined."""
+        if self.pending() is None:
+            raise StudyError("nothing is waiting for an answer")
+        return self._run(Command(resume={"type": "ignore"}))
+
+    def follow_up(self, text: str) -> Reply:
+        """After the report: a change (e.g. "redo it with a 500-year return period") is planned again for review."""
+        snap = self._snapshot()
+        if (snap.values or {}).get("status") not in ("done", "declined"):
+            raise StudyError("a follow-up needs a finished study", recovery="Approve the plan first.")
+        request = dict(snap.values.get("request") or {})
+        request["follow_up"] = text
+        self.graph.update_state(self.config, {"request": request}, as_node="author")
+        return self._run({"request": request})
+
+    # -- files ----------------------------------------------------------------------------------
+    def export(self, out: str | Path | None = None) -> list[Path]:
+        """Write the study's files (report.md, study.yaml, workspace.json, ...) into ``out``."""
+        dest = Path(out or self.out or f"aquascope-{self.id}")
+        ws = self.workspace()
+        if not ws.artifacts:
+            raise StudyError(f"the study has no files yet (status {ws.status!r})",
+                             recovery="Approve the plan so the Author writes the report.")
+        store = ArtifactStore(ws.request.get("artifact_root") or self.artifact_root)
+        return [store.export(ref, dest) for ref in ws.artifacts]

@@ -1,0 +1,40 @@
+"""The Analysts: run the approved study step by step through the catalogue, a gate on every step.
+
+A failed gate fails its step; the step's fallback runs once; what still fails is recorded as not
+established and the run goes on (dependent steps are skipped with the reason). With a playbook
+branch fallback, the bounded replan asks the playbook for the other branch's steps.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from aquascope_core.catalogue import callables
+from aquascope_core.runner import run_study
+from aquascope_core.study import Study
+from aquascope_core.tools.context import DataContext
+from aquascope_core.workspace import Workspace
+
+__all__ = ["analysts"]
+
+ROLE = "analysts"
+
+
+def analysts(ws: Workspace, *, data: DataContext | None = None, extra: Mapping[str, Any] | None = None) -> Workspace:
+    """Write ``ws.run`` (results with payloads and gates) and the study's ``results``."""
+    ws.status = "running"
+    study = Study.from_dict(ws.study)
+    data = data or DataContext(live=bool(ws.request.get("live")))
+    ws.event(ROLE, "start", {"steps": [s.id for s in study.steps]})
+
+    def relay(event: dict[str, Any]) -> None:
+        detail = {k: v for k, v in event.items() if k not in ("role", "step", "event")}
+        ws.event(ROLE, event["event"], detail, step=event.get("step"))
+
+    run = run_study(study, callables=callables(data=data, extra=extra), on_event=relay)
+    ws.run = run.to_dict()
+    ws.study = study.to_dict()
+    s = run.summary
+    ws.say(ROLE, f"Ran {s['ran']} of {s['planned']} steps: {s['ok']} established, {s['failed']} not established, "
+                 f"{s['skipped']} skipped.", kind="text", payload={"summary": s})
+    return ws

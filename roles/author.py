@@ -1,0 +1,425 @@
+"""The Author: the report a consulting hydrologist would sign, and the files that carry it.
+
+Sections in this order: Summary (the answer and the key numbers), Problem and decision, Site and
+data, Methodology (numbered, with the gates and the assumptions), Results (one subsection per
+step, with its gates), Limitations and what this study does not establish, Recommendations,
+References, Appendix (reproducibility: the study, the commands, the ledger).
+
+Keyless, the prose is made from templates over the results; with a model, the prose of each
+section is proposed by one call and every sentence whose numbers no result holds is dropped.
+Before anything is written the report's text is verified once more against the evidence; if it
+still fails, the answer opens with a notice. The files (report.md, study.yaml, workspace.json)
+go to the artifact store; the workspace keeps their references.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+from aquascope_core import __version__
+from aquascope_core.deliverables.report_md import render_markdown
+from aquascope_core.study import Study
+from aquascope_core.verify import sentences, verify
+from aquascope_core.workspace import ArtifactStore, Workspace
+from roles.critic import evidence_pool
+from roles.specialists import recommendations
+from roles.specialists.decisions import fmt
+from roles.specialists.harvest import LABELS
+
+__all__ = ["author", "build_report", "write_files"]
+
+ROLE = "author"
+VERIFIED_SECTIONS = ("summary", "problem", "site_data", "methodology", "results", "limitations", "recommendations")
+
+
+def _band_text(band: Mapping[str, Any] | None, unit: str = "") -> str:
+    if not band or band.get("lower") is None:
+        return ""
+    return f"{fmt(band['lower'])} to {fmt(band['upper'])}" + (f" {unit}" if unit else "")
+
+
+def _summary(ws: Workspace) -> dict[str, Any]:
+    f = ws.findings or {}
+    dec = f.get("decision") or {}
+    rows = []
+    for kn in f.get("findings", []):
+        if kn.get("headline") or kn.get("step") and kn.get("label", "").startswith(("water years", "largest", "Mann")):
+            conf = (kn.get("band") or {}).get("confidence")
+            rows.append([kn["label"], fmt(kn["value"]), kn.get("unit") or "", _band_text(kn.get("band")),
+                         f"{conf * 100:.0f} %" if isinstance(conf, (int, float)) else "", f"`{kn['basis']}`"])
+    text = dec.get("answer", "")
+    if dec.get("grade"):
+        text += f"\n\nGrade: **{dec['grade']}** ({dec.get('grade_reason', '')})."
+    tables = [{"columns": ["Quantity", "Value", "Unit", "Band", "Confidence", "From result"], "rows": rows,
+               "caption": "Key numbers"}] if rows else []
+    return {"id": "summary", "title": "Summary", "text": text, "tables": tables}
+
+
+def _problem(ws: Workspace) -> dict[str, Any]:
+    b, plan = ws.brief or {}, (ws.study or {}).get("plan") or {}
+    lines = [f"**Question.** {b.get('problem', '')}", "", f"**Decision.** {plan.get('decision') or b.get('decision') or 'not stated'}"]
+    if plan.get("objective"):
+        lines += ["", f"**Objective.** {plan['objective']}"]
+    if b.get("assumptions"):
+        lines += ["", "**Taken as given (defaults).** " + " ".join(f"{a}." for a in b["assumptions"])]
+    return {"id": "problem", "title": "Problem and decision", "text": "\n".join(lines)}
+
+
+def _site_data(ws: Workspace) -> dict[str, Any]:
+    inv = ws.inventory or {}
+    site = inv.get("site") or ws.site
+    rows = []
+    for d in (inv.get("datasets") or [])[:12]:
+        if d.get("kind") != "station":
+            rows.append([d.get("name"), "upload", "", d.get("variable"), "", ""])
+            continue
+        held = [v for v in d.get("variables", []) if v.get("usable")]
+        listed = [v for v in d.get("variables", []) if not v.get("usable")]
+        v = held[0] if held else (listed[0] if listed else {})
+        rows.append([d.get("name"), f"{d.get('source')} {d.get('station_id')}", fmt(d.get("distance_km")),
+                     ", ".join(x.get("variable", "") for x in held) or "metadata only",
+                     f"{str(v.get('period_start') or '')[:10]} to {str(v.get('period_end') or '')[:10]}" if v else "",
+                     fmt(v.get("years")) if v.get("years") is not None else ""])
+    cat = inv.get("catchment") or {}
+    text = f"Site: latitude {site.get('lat')}, longitude {site.get('lon')}."
+    if cat.get("area_km2"):
+        text += f" Catchment at the gauge: {fmt(cat['area_km2'])} km2" + (
+            f", regulation class {cat['regulation']}" if cat.get("regulation") else "") + "."
+    if cat.get("note"):
+        text += f" {cat['note'][0].upper()}{cat['note'][1:]}."
+    notes = inv.get("notes") or []
+    if notes:
+        text += "\n\n" + "\n".join(f"- {n}" for n in notes)
+    tables = [{"columns": ["Station", "Id", "Distance (km)", "Data held", "Period", "Years"], "rows": rows,
+               "caption": "Stations within reach, nearest first"}] if rows else []
+    return {"id": "site_data", "title": "Site and data", "text": text, "tables": tables}
+
+
+def _gate_rows(gates: Sequence[Mapping[str, Any]]) -> list[list[Any]]:
+    rows = []
+    for g in gates:
+        seen = g.get("seen")
+        if isinstance(seen, dict):
+            seen = ", ".join(f"{k} {fmt(v)}" for k, v in seen.items())
+        elif isinstance(seen, list):
+            seen = " to ".join(fmt(x) for x in seen)
+        else:
+            seen = fmt(seen) if isinstance(seen, (int, float)) else (seen if seen is not None else "")
+        thr = g.get("threshold")
+        thr = " to ".join(fmt(x) for x in thr) if isinstance(thr, list) and all(isinstance(x, (int, float)) for x in thr) \
+            else (fmt(thr) if isinstance(thr, (int, float)) else (", ".join(map(str, thr)) if isinstance(thr, list) else (thr or "")))
+        rows.append([g.get("check"), "passed" if g.get("passed") else "FAILED", seen, thr, g.get("detail", "")])
+    return rows
+
+
+def _methodology(ws: Workspace) -> dict[str, Any]:
+    plan = (ws.study or {}).get("plan") or {}
+    lines = []
+    if plan.get("rationale"):
+        lines += [plan["rationale"], ""]
+    lines += [f"{i}. {m}" for i, m in enumerate(plan.get("methodology") or [], 1)]
+    if plan.get("assumptions"):
+        lines += ["", "**Assumptions.**", ""] + [f"- {a}" for a in plan["assumptions"]]
+    if plan.get("alternatives"):
+        lines += ["", "**Alternatives considered.**", ""]
+        for a in plan["alternatives"]:
+            lines.append(f"- {a.get('method')}: not used because {a.get('why_not')}." if isinstance(a, Mapping) else f"- {a}")
+    rows = []
+    results = (ws.run or {}).get("results") or {}
+    for st in (ws.study or {}).get("steps", []):
+        for g in _gate_rows((results.get(st["id"]) or {}).get("gates") or []):
+            rows.append([st["id"], *g])
+    tables = [{"columns": ["Step", "Gate", "Result", "Seen", "Threshold", "Detail"], "rows": rows,
+               "caption": "Every gate with the value it saw"}] if rows else []
+    return {"id": "methodology", "title": "Methodology", "text": "\n".join(lines), "tables": tables}
+
+
+def _step_tables(tool: str, payload: Mapping[str, Any]) -> list[dict[str, Any]]:
+    if tool == "flood_frequency":
+        fits = [(k, f) for k, f in (payload.get("fits") or {}).items() if f.get("ok")]
+        unit = payload.get("unit") or ""
+        cols = ["Return period (years)"]
+        for k, f in fits:
+            conf = (f.get("ci") or {}).get("confidence")
+            pct = f"{conf * 100:.0f} %" if isinstance(conf, (int, float)) else ""
+            cols += [f"{LABELS.get(k, k)} ({unit})", f"{pct} band".strip()]
+        rows = []
+        for i, T in enumerate(payload.get("return_periods") or []):
+            row: list[Any] = [fmt(T)]
+            for _k, f in fits:
+                ci = f.get("ci") or {}
+                row += [fmt((f.get("return_levels") or [None])[i] if i < len(f.get("return_levels") or []) else None),
+                        _band_text({"lower": (ci.get("lower") or [None] * (i + 1))[i],
+                                    "upper": (ci.get("upper") or [None] * (i + 1))[i]})]
+            rows.append(row)
+        out = [{"columns": cols, "rows": rows, "caption": "Return levels by return period"}]
+        prow = []
+        for k, f in fits:
+            params = ", ".join(f"{pk} {fmt(pv)}" for pk, pv in (f.get("parameters") or {}).items()
+                               if isinstance(pv, (int, float)))
+            prow.append([LABELS.get(k, k), params])
+        if prow:
+            out.append({"columns": ["Fit", "Parameters"], "rows": prow, "caption": "Fitted parameters"})
+        return out
+    if tool == "trend_test":
+        tr = payload.get("trend") or {}
+        return [{"columns": ["n", "S", "p-value", "Trend", "Sen's slope", "Slope interval"],
+                 "rows": [[tr.get("n"), tr.get("S"), fmt(tr.get("p_value")), tr.get("trend"),
+                           f"{fmt(tr.get('sen_slope'))} {tr.get('slope_unit') or ''}".strip(),
+                           " to ".join(fmt(x) for x in (tr.get("sen_slope_ci") or []))]],
+                 "caption": "Mann-Kendall test and Sen's slope"}]
+    if tool == "annual_maxima":
+        vals, years = payload.get("values") or [], payload.get("water_years") or []
+        if vals:
+            hi = max(range(len(vals)), key=lambda k: vals[k])
+            lo = min(range(len(vals)), key=lambda k: vals[k])
+            return [{"columns": ["Water years", "Count", "Largest", "Smallest", "Unit", "Basis"],
+                     "rows": [[f"{min(years)} to {max(years)}", payload.get("n_years"), f"{fmt(vals[hi])} ({years[hi]})",
+                               f"{fmt(vals[lo])} ({years[lo]})", payload.get("unit"), payload.get("label")]],
+                     "caption": "Annual maxima"}]
+    if tool == "station_record":
+        st = payload.get("statistics") or {}
+        per = payload.get("period") or {}
+        return [{"columns": ["Period", "Values", "Missing", "Years", "Mean", "Max", "Unit"],
+                 "rows": [[f"{per.get('start')} to {per.get('end')}", f"{payload.get('n_values'):,}",
+                           payload.get("n_missing"), fmt(payload.get("years")), fmt(st.get("mean")), fmt(st.get("max")),
+                           payload.get("unit")]], "caption": "The record"}]
+    return []
+
+
+def _results(ws: Workspace) -> dict[str, Any]:
+    subs = []
+    results = (ws.run or {}).get("results") or {}
+    for st in (ws.study or {}).get("steps", []):
+        r = results.get(st["id"]) or {}
+        title = f"{st['id']}. {st.get('title') or st['tool']}"
+        lines = [st.get("rationale", "")] if st.get("rationale") else []
+        if r.get("status") == "ok":
+            if r.get("summary"):
+                lines.append(r["summary"][0].upper() + r["summary"][1:] + ".")
+            tables = _step_tables(st["tool"], r.get("payload") or {})
+        else:
+            lines.append(f"**Not established** ({r.get('status', 'not run')}): {r.get('failed_reason') or 'the step did not run'}.")
+            tables = []
+        if r.get("fallback_used"):
+            lines.append("The step's fallback method was used.")
+        gates = _gate_rows(r.get("gates") or [])
+        if gates:
+            tables.append({"columns": ["Gate", "Result", "Seen", "Threshold", "Detail"], "rows": gates, "caption": "Gates"})
+        subs.append({"id": f"results-{st['id']}", "title": title, "text": "\n\n".join(lines), "tables": tables})
+    return {"id": "results", "title": "Results", "text": "", "subsections": subs}
+
+
+def _limitations(ws: Workspace) -> dict[str, Any]:
+    crit = ws.critique or {}
+    plan = (ws.study or {}).get("plan") or {}
+    lines = []
+    ne = crit.get("not_established") or []
+    if ne:
+        lines += ["**What this study does not establish.**", ""]
+        lines += [f"- {n['title']} ({n['step']}{', optional' if n.get('optional') else ''}): {n['reason']}." for n in ne]
+    else:
+        lines += ["Every step of the plan passed its gates."]
+    caveats = plan.get("caveats") or []
+    if caveats:
+        lines += ["", "**Caveats.**", ""] + [f"- {c}" for c in caveats]
+    lim = plan.get("limitations_expected") or []
+    if lim:
+        lines += ["", "**Limitations of the method.**", ""] + [f"- {x}" for x in lim]
+    notes = plan.get("notes") or []
+    if notes:
+        lines += ["", "**Plan notes.**", ""] + [f"- {x}" for x in notes]
+    return {"id": "limitations", "title": "Limitations and what this study does not establish", "text": "\n".join(lines)}
+
+
+def _recommendations(ws: Workspace) -> dict[str, Any]:
+    f = ws.findings or {}
+    recs = recommendations((ws.brief or {}).get("kind"), ws.run or {}, f.get("decision") or {})
+    reqs = f.get("data_requests") or []
+    lines = [f"- {r}" for r in recs]
+    if reqs:
+        lines += ["", "**Data that would firm this up.**", ""]
+        lines += [f"- {r['what']}: {r['why']} ({r['effect']})." for r in reqs]
+    return {"id": "recommendations", "title": "Recommendations", "text": "\n".join(lines)}
+
+
+def _references(ws: Workspace) -> tuple[dict[str, Any], list[str]]:
+    plan = (ws.study or {}).get("plan") or {}
+    refs: list[str] = []
+    seen: set[str] = set()
+
+    def add(cite: str | None) -> None:
+        key = _cite_key(cite or "")
+        if cite and key not in seen:
+            seen.add(key)
+            refs.append(cite)
+
+    for c in plan.get("citations") or []:
+        add(c)
+    for r in ((ws.run or {}).get("results") or {}).values():
+        for src in ((r.get("payload") or {}).get("meta") or {}).get("sources", []):
+            if src.get("name") != "aquascope":
+                for part in str(src.get("citation") or src.get("dataset") or src.get("name") or "").split("; "):
+                    add(part.strip())
+    return {"id": "references", "title": "References", "text": "\n".join(f"- {r}" for r in refs)}, refs
+
+
+def _cite_key(cite: str) -> str:
+    """Author and year, so one work cited in two wordings is listed once."""
+    head = cite.split(")")[0] if ")" in cite[:80] else cite[:40]
+    return " ".join(head.lower().replace(",", " ").split()[:2]) + head[-5:]
+
+
+def _appendix(ws: Workspace) -> dict[str, Any]:
+    lines = [f"Study `{ws.id}`, aquascope {__version__}. The study replays with no model and no network:", "",
+             "```", "aquascope run study.yaml", "```", "",
+             "The files beside this report: `study.yaml` (the approved plan with its gates and results), "
+             "`workspace.json` (everything the crew wrote)."]
+    ledger = ws.ledger or {}
+    if ledger:
+        rows = [[role, v.get("calls"), v.get("prompt_tokens"), v.get("completion_tokens"),
+                 "unknown" if v.get("cost_usd") is None else f"{v['cost_usd']:.4f}"] for role, v in ledger.items()]
+        return {"id": "appendix", "title": "Appendix: reproducibility", "text": "\n".join(lines),
+                "tables": [{"columns": ["Role", "Calls", "Prompt tokens", "Completion tokens", "Cost (USD)"], "rows": rows,
+                            "caption": "Model ledger"}]}
+    lines += ["", "No model was called: every role ran keyless."]
+    return {"id": "appendix", "title": "Appendix: reproducibility", "text": "\n".join(lines)}
+
+
+def _declined(ws: Workspace) -> dict[str, Any]:
+    b = ws.brief or {}
+    reason = b.get("declined_reason") or "The crew declined the study."
+    inv = _site_data(ws) if ws.inventory else None
+    sections = [{"id": "summary", "title": "Summary", "text": f"**Declined.** {reason}"},
+                {"id": "problem", "title": "Problem and decision", "text": f"**Question.** {b.get('problem', '')}"}]
+    if inv:
+        sections.append(inv)
+    sections.append(_appendix(ws))
+    return {"title": "Study declined", "answer": reason, "declined": True, "key_numbers": [], "sections": sections,
+            "not_established": [], "critique_ok": None, "references": [], "written_by": {"all": "keyless"}}
+
+
+def build_report(ws: Workspace, *, model: Any = None) -> dict[str, Any]:
+    """The report dict (sections in order), verified against the evidence."""
+    if ws.status == "declined" or (ws.brief or {}).get("declined_reason"):
+        return _declined(ws)
+    refs_section, refs = _references(ws)
+    sections = [_summary(ws), _problem(ws), _site_data(ws), _methodology(ws), _results(ws), _limitations(ws),
+                _recommendations(ws), refs_section, _appendix(ws)]
+    written_by = {s["id"]: "keyless" for s in sections}
+    pool = evidence_pool(ws)
+    dropped: list[dict[str, Any]] = []
+    if model is not None:
+        _model_prose(ws, model, sections, pool, written_by, dropped)
+    check = verify(_verified_text(sections), pool)
+    answer = (ws.findings or {}).get("decision", {}).get("answer", "")
+    critique_ok = bool((ws.critique or {}).get("ok")) and check["ok"]
+    if not critique_ok:
+        problems = [u["number"] for u in check["unmatched"]] + list((ws.critique or {}).get("failed") or [])
+        notice = ("Notice: the critique of this report is not clean (" + ", ".join(map(str, problems[:8])) +
+                  "); treat its numbers with care.")
+        answer = f"{notice} {answer}"
+        sections[0]["text"] = f"**{notice}**\n\n" + sections[0]["text"]
+    station = ((ws.study or {}).get("plan") or {}).get("station") or {}
+    return {
+        "title": (ws.study or {}).get("title") or "Study report",
+        "subtitle": f"{station.get('name') or ''} — prepared by the aquascope crew".strip(" —"),
+        "answer": answer,
+        "key_numbers": [{k: f.get(k) for k in ("label", "value", "unit", "band", "basis", "method", "return_period")}
+                        for f in (ws.findings or {}).get("findings", [])],
+        "sections": sections,
+        "not_established": (ws.critique or {}).get("not_established") or [],
+        "critique": ws.critique,
+        "critique_ok": critique_ok,
+        "final_check": check,
+        "dropped": dropped,
+        "references": refs,
+        "written_by": written_by,
+        "footer": {"text": f"aquascope {__version__} · study {ws.id} · written by: "
+                           + ("keyless templates" if set(written_by.values()) == {"keyless"} else "model prose checked against the results")
+                           + " · " + _ledger_line(ws)},
+    }
+
+
+def _ledger_line(ws: Workspace) -> str:
+    if not ws.ledger:
+        return "no model calls"
+    calls = sum(v.get("calls", 0) for v in ws.ledger.values())
+    toks = sum(v.get("prompt_tokens", 0) + v.get("completion_tokens", 0) for v in ws.ledger.values())
+    costs = [v.get("cost_usd") for v in ws.ledger.values()]
+    cost = "unknown cost" if any(c is None for c in costs) else f"USD {sum(costs):.4f}"
+    return f"{calls} model calls, {toks:,} tokens, {cost}"
+
+
+def _verified_text(sections: Sequence[Mapping[str, Any]]) -> str:
+    from aquascope_core.deliverables.report_md import _section_md
+
+    return "\n".join(_section_md(s) for s in sections if s["id"] in VERIFIED_SECTIONS)
+
+
+def _model_prose(ws: Workspace, model: Any, sections: list[dict[str, Any]], pool: set[float],
+                 written_by: dict[str, str], dropped: list[dict[str, Any]]) -> None:
+    from roles.prompts import AUTHOR_SYSTEM
+
+    editable = {"summary", "problem", "recommendations"}
+
+    def check(obj: Any) -> dict[str, str]:
+        secs = obj.get("sections") if isinstance(obj, Mapping) else None
+        if not isinstance(secs, Mapping):
+            raise ValueError("the reply needs a 'sections' object")
+        return {k: v for k, v in secs.items() if k in editable and isinstance(v, str) and v.strip()}
+
+    payload = {"decision": (ws.findings or {}).get("decision"),
+               "key_numbers": [{k: f.get(k) for k in ("label", "value", "unit", "band")} for f in (ws.findings or {}).get("findings", [])],
+               "critique": {"ok": (ws.critique or {}).get("ok"), "issues": (ws.critique or {}).get("issues")},
+               "caveats": ((ws.study or {}).get("plan") or {}).get("caveats"), "sections": sorted(editable)}
+    prose = model.call_json(ws, ROLE, AUTHOR_SYSTEM, payload, check)
+    if not prose:
+        return
+    for sec in sections:
+        text = prose.get(sec["id"])
+        if not text:
+            continue
+        kept = []
+        for sent in sentences(text):
+            v = verify(sent, pool)
+            if v["ok"]:
+                kept.append(sent)
+            else:
+                dropped.append({"section": sec["id"], "sentence": sent, "numbers": [u["number"] for u in v["unmatched"]]})
+        if kept:
+            # the model's prose leads; the keyless tables stay (their numbers are the results')
+            sec["text"] = " ".join(kept) + ("\n\n" + sec["text"] if sec["id"] == "summary" else "")
+            written_by[sec["id"]] = "model"
+
+
+def write_files(ws: Workspace, store: ArtifactStore) -> list[dict[str, Any]]:
+    """report.md, study.yaml and workspace.json into the store; their references replace the old ones."""
+    refs = [a for a in ws.artifacts if a.get("name") not in ("report.md", "study.yaml", "workspace.json")]
+    md = render_markdown(ws.report)
+    refs.append(store.put(md.encode("utf-8"), name="report.md", media_type="text/markdown", caption="The report",
+                          kind="report"))
+    if ws.study:
+        refs.append(store.put(Study.from_dict(ws.study).to_yaml().encode("utf-8"), name="study.yaml",
+                              media_type="application/yaml", caption="The study: plan, gates and results", kind="study"))
+    ws.artifacts = refs
+    refs.append(store.put(ws.to_json().encode("utf-8"), name="workspace.json", media_type="application/json",
+                          caption="The workspace", kind="workspace"))
+    ws.artifacts = refs
+    return refs
+
+
+def author(ws: Workspace, *, model: Any = None, store: ArtifactStore | None = None) -> Workspace:
+    """Write ``ws.report`` and the report files; status ``done`` (or ``declined`` kept)."""
+    declined = ws.status == "declined"
+    ws.status = "declined" if declined else "authoring"
+    ws.event(ROLE, "start", None)
+    ws.report = build_report(ws, model=model)
+    ws.status = "declined" if declined else "done"
+    store = store or ArtifactStore.for_study(ws.id)
+    write_files(ws, store)
+    ws.say(ROLE, ws.report["answer"], kind="declined" if declined else "report",
+           payload={"title": ws.report["title"], "critique_ok": ws.report.get("critique_ok"),
+                    "artifacts": [a["name"] for a in ws.artifacts]})
+    ws.event(ROLE, "report", {"critique_ok": ws.report.get("critique_ok"), "files": [a["name"] for a in ws.artifacts]})
+    return ws

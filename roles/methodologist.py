@@ -1,0 +1,91 @@
+"""The Methodologist: the plan, as a version-3 study, for the user to approve.
+
+Keyless: the playbook tree (``playbooks.plan``) fills the study from the inventory and the brief;
+a playbook decline, or a required method the registry refuses at the site, ends the study as
+declined with the playbook's sentence. The plan is validated (``validate_plan``) before anyone sees it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aquascope_core import playbooks
+from aquascope_core.catalogue import validate_plan
+from aquascope_core.deliverables.report_md import plan_markdown
+from aquascope_core.errors import DeclinedError
+from aquascope_core.study import Study
+from aquascope_core.workspace import Workspace
+
+__all__ = ["methodologist"]
+
+ROLE = "methodologist"
+
+
+def methodologist(ws: Workspace, *, model: Any = None) -> Workspace:
+    """Write ``ws.study`` (version 3) and a plan message; or decline with the reason."""
+    ws.status = "planning"
+    brief = ws.brief or {}
+    recon = (ws.inventory or {}).get("recon") or {}
+    ws.event(ROLE, "start", {"playbook": brief.get("playbook")})
+    try:
+        study = playbooks.plan(brief["playbook"], recon, brief.get("intake") or {}, question=brief.get("problem", ""))
+    except DeclinedError as exc:
+        ws.status = "declined"
+        ws.study = {}
+        ws.brief = {**brief, "declined_reason": exc.message}
+        ws.say(ROLE, exc.message, kind="declined", payload={"recovery": exc.recovery})
+        ws.event(ROLE, "declined", {"reason": exc.message})
+        return ws
+    study.id = ws.id
+    errors = validate_plan(study, site=recon.get("context"))
+    if errors:  # a playbook defect: say so rather than run a plan that does not hold
+        ws.status = "declined"
+        reason = "The plan does not validate: " + "; ".join(errors)
+        ws.brief = {**brief, "declined_reason": reason}
+        ws.say(ROLE, reason, kind="declined")
+        ws.event(ROLE, "declined", {"reason": reason})
+        return ws
+    ws.study = study.to_dict()
+    ws.status = "review"
+    ws.say(ROLE, plan_markdown(study), kind="plan", payload={"study_id": ws.id, "steps": len(study.steps)})
+    ws.event(ROLE, "plan", {"playbook": study.plan.get("playbook"), "branch": study.plan.get("branch"),
+                            "steps": [s.id for s in study.steps]})
+    return ws
+
+
+def apply_edits(ws: Workspace, edits: Any) -> list[str]:
+    """Apply a reviewer's edits to the plan: ``{"study": {...}}`` replaces it, ``{"steps": {id: {field: value}}}``
+    changes fields of named steps, ``{"drop": [ids]}`` removes optional steps. Returns validation errors (the
+    plan is kept unchanged when there are any)."""
+    study = Study.from_dict(ws.study)
+    if isinstance(edits, dict) and isinstance(edits.get("study"), dict):
+        candidate = Study.from_dict(edits["study"])
+    else:
+        data = study.to_dict()
+        by_id = {s["id"]: s for s in data["steps"]}
+        for sid, change in ((edits or {}).get("steps") or {}).items():
+            if sid not in by_id:
+                return [f"edit names step {sid!r}, which is not in the plan ({', '.join(by_id)})"]
+            if not isinstance(change, dict):
+                return [f"edit of step {sid} must be a mapping of fields"]
+            for k, v in change.items():
+                if k == "arguments" and isinstance(v, dict):
+                    by_id[sid].setdefault("arguments", {}).update(v)
+                else:
+                    by_id[sid][k] = v
+        drop = set((edits or {}).get("drop") or [])
+        for sid in drop:
+            if sid in by_id and not by_id[sid].get("optional"):
+                return [f"step {sid} is required by the methodology and cannot be dropped"]
+        data["steps"] = [s for s in data["steps"] if s["id"] not in drop]
+        try:
+            candidate = Study.from_dict(data)
+        except Exception as exc:  # noqa: BLE001
+            return [str(exc)]
+    errors = validate_plan(candidate, site=((ws.inventory or {}).get("recon") or {}).get("context"))
+    if errors:
+        return errors
+    candidate.id = ws.id
+    candidate.plan = {**candidate.plan, "edited_by": "reviewer"}
+    ws.study = candidate.to_dict()
+    return []
