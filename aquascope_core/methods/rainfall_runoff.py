@@ -608,6 +608,9 @@ def _calibrate(series: _Series, i0: int, i1: int, i2: int, criterion: Criterion,
     """The search itself; returns the payload fields of a calibration (without meta)."""
     known = _observed_days(series, i1, i2, "calibrate")
     observed = series.observed[i1:i2][known]
+    if np.ptp(observed) == 0.0:
+        raise InsufficientDataError(f"every observed discharge in the period equals {observed[0]:g} mm/d; the "
+                                    "criteria compare against the flows' variance, which is 0", argument="observed")
     epsilon = float(observed.mean()) / 100.0
     objective = _Objective(series.p[i0:i2], series.e[i0:i2], known + (i1 - i0), observed, criterion, epsilon)
     cube = _Cube(ranges)

@@ -289,6 +289,8 @@ def test_calibration_refuses_too_few_observed_days_or_a_short_warm_up(nineties):
         gr4j_calibration(nineties, observed="Qmm", run_start="1989-07-01", warmup_days=181)
     with pytest.raises(InsufficientDataError, match="only 365 days precede"):
         gr4j_calibration(nineties, observed="Qmm", run_start="1990-01-01", warmup_days=730)
+    with pytest.raises(InsufficientDataError, match="variance"):
+        gr4j_calibration(nineties, observed=np.zeros(len(nineties)), run_start="1990-01-01")
     with pytest.raises(InputError, match="criterion"):
         gr4j_calibration(nineties, observed="Qmm", criterion="rmse")
     with pytest.raises(InputError, match="observed discharge"):
