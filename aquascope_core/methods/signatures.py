@@ -206,8 +206,7 @@ def richards_baker_flashiness(flow: pd.Series, *, unit: str = "m3/s") -> dict[st
 
     RB = sum_i |q_i - q_{i-1}| / sum_i q_i over the days i whose previous day is also recorded
     (Baker et al. 2004), for the whole record (``flashiness_index``) and for each complete calendar
-    year (``annual``). 0 for a steady flow; about 0.05-0.1 for groundwater-fed rivers, above 0.5 for
-    flashy small streams. Dimensionless.
+    year (``annual``). Dimensionless: 0 for a steady flow, larger the flashier the stream.
     """
     params = resolved_parameters(richards_baker_flashiness, (flow,), {"unit": unit})
     rec = _daily_record(flow)

@@ -223,16 +223,13 @@ def _order_stat(sorted_vals: np.ndarray, rank: float) -> float:
     return float(sorted_vals[lo - 1] + frac * (sorted_vals[lo] - sorted_vals[lo - 1]))
 
 
-def _sen(x: np.ndarray, t: np.ndarray, var_s: float, confidence: float) -> dict[str, Any]:
-    """Sen's slope, its rank-based confidence interval (Gilbert 1987, sec. 16.5) and intercept."""
-    slopes = np.sort(_pairwise_slopes(x, t))
+def _sen(slopes: np.ndarray, x: np.ndarray, t: np.ndarray, var_s: float, confidence: float) -> dict[str, Any]:
+    """Sen's slope from the sorted pairwise slopes, its rank-based confidence interval (Gilbert 1987,
+    sec. 16.5) and the intercept median(x) - slope median(t) (Conover 1980)."""
     slope = float(np.median(slopes))
     c = float(stats.norm.ppf(0.5 + confidence / 2.0)) * math.sqrt(max(var_s, 0.0))
-    m1 = (slopes.size - c) / 2.0
-    m2 = (slopes.size + c) / 2.0
-    ci = [_order_stat(slopes, m1), _order_stat(slopes, m2 + 1.0)]
-    intercept = float(np.median(x) - slope * np.median(t))
-    return {"slope": slope, "ci": ci, "intercept": intercept, "n_slopes": int(slopes.size)}
+    ci = [_order_stat(slopes, (slopes.size - c) / 2.0), _order_stat(slopes, (slopes.size + c) / 2.0 + 1.0)]
+    return {"slope": slope, "ci": ci, "intercept": float(np.median(x) - slope * np.median(t))}
 
 
 def _snap(y: np.ndarray) -> np.ndarray:
@@ -260,6 +257,29 @@ def _mk_core(x: np.ndarray) -> dict[str, Any]:
     s = _s_statistic(x)
     var_s = _var_s(n, ties)
     return {"n": n, "S": s, "var_S": var_s, "tau": _tau_b(s, n, ties) if var_s > 0 else None}
+
+
+def _hamed_rao_factor(x: np.ndarray, t: np.ndarray, slope: float, alpha: float) -> float:
+    """n/n* of Hamed & Rao (1998) from the significant autocorrelations of the detrended ranks."""
+    n = x.size
+    r = _acf(stats.rankdata(_snap(x - slope * t)), n - 1)
+    r = np.where(np.abs(r) > float(stats.norm.ppf(1 - alpha / 2)) / math.sqrt(n), r, 0.0)
+    k = np.arange(1, n)
+    return 1.0 + 2.0 / (n * (n - 1) * (n - 2)) * float(np.sum((n - k) * (n - k - 1) * (n - k - 2) * r))
+
+
+def _prewhiten(x: np.ndarray, t: np.ndarray, slope: float, alpha: float) -> tuple[np.ndarray, float, bool]:
+    """Trend-free pre-whitening (Yue et al. 2002): (series to test, lag-1 autocorrelation, applied)."""
+    resid = x - slope * t
+    r1 = float(_acf(resid, 1)[0])
+    if abs(r1) <= float(stats.norm.ppf(1 - alpha / 2)) / math.sqrt(x.size):
+        return x, r1, False
+    return _snap((resid[1:] - r1 * resid[:-1]) + slope * t[1:]), r1, True
+
+
+# The numbers a Mann-Kendall result carries, all None in an honest null.
+_MK_NULL = {"var_S": None, "z": None, "p_value": None, "tau": None, "trend": None, "significant": None,
+            "sen_slope": None, "sen_slope_ci": None, "sen_intercept": None}
 
 
 def _verdict(z: float, alpha: float) -> tuple[float, bool, str]:
@@ -358,9 +378,8 @@ def mann_kendall(
         "time_unit": prep["time_unit"],
     }
     if np.all(x == x[0]):
-        return finish({**payload, "ok": False, "reason": f"all {n} values are equal ({x[0]:g}): there is no variation to test for a trend",
-                       "S": 0, "var_S": None, "z": None, "p_value": None, "tau": None, "trend": None, "significant": None,
-                       "sen_slope": None, "sen_slope_ci": None, "sen_intercept": None}, "mann_kendall", params, sources)
+        reason = f"all {n} values are equal ({x[0]:g}): there is no variation to test for a trend"
+        return finish({**payload, **_MK_NULL, "ok": False, "reason": reason, "S": 0}, "mann_kendall", params, sources)
     if variant != "original" and not _regular(t):
         raise InputError.bad_value(
             "times", "<unequally spaced after dropping missing values>" if prep["n_missing"] else "<unequally spaced>",
@@ -368,50 +387,35 @@ def mann_kendall(
             "use variant='original' or test a complete series",
         )
 
+    slopes = np.sort(_pairwise_slopes(x, t))
+    slope = float(np.median(slopes))
     core = _mk_core(x)
-    var_test = core["var_S"]
+    s_test, var_test, tau = core["S"], core["var_S"], core["tau"]
     extra: dict[str, Any] = {}
     if variant == "hamed_rao":
-        sen0 = float(np.median(_pairwise_slopes(x, t)))
-        ranks = stats.rankdata(_snap(x - sen0 * t))
-        r = _acf(ranks, n - 1)
-        bound = float(stats.norm.ppf(1 - alpha / 2)) / math.sqrt(n)
-        r = np.where(np.abs(r) > bound, r, 0.0)
-        k = np.arange(1, n)
-        factor = 1.0 + 2.0 / (n * (n - 1) * (n - 2)) * float(np.sum((n - k) * (n - k - 1) * (n - k - 2) * r))
+        factor = _hamed_rao_factor(x, t, slope, alpha)
         extra = {"var_S_tie_corrected": core["var_S"], "variance_correction": factor}
         if not factor > 0:
-            return finish({**payload, **extra, "ok": False,
-                           "reason": f"the Hamed-Rao correction factor n/n* = {factor:.3g} is not positive; "
-                                     "the autocorrelation estimate is unusable for this series",
-                           "S": core["S"], "var_S": None, "z": None, "p_value": None, "tau": core["tau"], "trend": None,
-                           "significant": None, "sen_slope": sen0, "sen_slope_ci": None, "sen_intercept": None},
-                          "mann_kendall", params, sources)
+            reason = (f"the Hamed-Rao correction factor n/n* = {factor:.3g} is not positive; "
+                      "the autocorrelation estimate is unusable for this series")
+            return finish({**payload, **_MK_NULL, **extra, "ok": False, "reason": reason, "S": s_test, "tau": tau,
+                           "sen_slope": slope}, "mann_kendall", params, sources)
         var_test = core["var_S"] * factor
-        s_test, tau = core["S"], core["tau"]
     elif variant == "prewhitened":
-        sen0 = float(np.median(_pairwise_slopes(x, t)))
-        resid = x - sen0 * t
-        r1 = float(_acf(resid, 1)[0])
-        applied = abs(r1) > float(stats.norm.ppf(1 - alpha / 2)) / math.sqrt(n)
-        series = _snap((resid[1:] - r1 * resid[:-1]) + sen0 * t[1:]) if applied else x
+        series, r1, applied = _prewhiten(x, t, slope, alpha)
+        extra = {"lag1_autocorrelation": r1, "prewhitening_applied": applied, "n_tested": int(series.size)}
         tested = _mk_core(series)
         if tested["var_S"] <= 0:
-            return finish({**payload, "ok": False, "reason": "the pre-whitened series has no variation left to test",
-                           "lag1_autocorrelation": r1, "prewhitening_applied": applied, "n_tested": series.size,
-                           "S": tested["S"], "var_S": None, "z": None, "p_value": None, "tau": None, "trend": None,
-                           "significant": None, "sen_slope": None, "sen_slope_ci": None, "sen_intercept": None},
+            return finish({**payload, **_MK_NULL, **extra, "ok": False, "S": tested["S"], "sen_slope": slope,
+                           "reason": "the pre-whitened series has no variation left to test"},
                           "mann_kendall", params, sources)
         s_test, var_test, tau = tested["S"], tested["var_S"], tested["tau"]
-        extra = {"lag1_autocorrelation": r1, "prewhitening_applied": bool(applied), "n_tested": int(series.size)}
-    else:
-        s_test, tau = core["S"], core["tau"]
 
     z = _z(s_test, var_test)
     p, significant, trend = _verdict(z, alpha)
     # The Sen interval uses the variance of the series whose slope it is: the original series
     # (with the Hamed-Rao inflation when that variant is asked for).
-    sen = _sen(x, t, var_test if variant == "hamed_rao" else core["var_S"], 1.0 - alpha)
+    sen = _sen(slopes, x, t, var_test if variant == "hamed_rao" else core["var_S"], 1.0 - alpha)
     payload.update({
         "S": s_test, "var_S": var_test, "z": z, "p_value": p, "tau": tau, "trend": trend,
         "significant": significant, "sen_slope": sen["slope"], "sen_slope_ci": sen["ci"],
@@ -444,7 +448,7 @@ def sens_slope(values: Any, *, times: Any = None, confidence: float = 0.95, unit
         return finish({**payload, "ok": False, "reason": f"all {x.size} values are equal ({x[0]:g}): there is no variation to fit a slope to",
                        "slope": None, "slope_ci": None, "intercept": None, "var_S": None}, "sens_slope", params, sources)
     var_s = _var_s(x.size, _tie_counts(x))
-    sen = _sen(x, t, var_s, confidence)
+    sen = _sen(np.sort(_pairwise_slopes(x, t)), x, t, var_s, confidence)
     payload.update({"slope": sen["slope"], "slope_ci": sen["ci"], "intercept": sen["intercept"], "var_S": var_s})
     return finish(payload, "sens_slope", params, sources)
 
@@ -566,13 +570,13 @@ def seasonal_mann_kendall(
         "slope_unit": (f"{unit} " if unit else "") + f"per {time_unit}", "by_season": rows,
     }
     if var_total <= 0:
-        return finish({**payload, "ok": False,
-                       "reason": "the values are equal within every season: there is no variation to test for a trend",
-                       "S": s_total, "var_S": None, "z": None, "p_value": None, "tau": None, "trend": None,
-                       "significant": None, "sen_slope": None, "sen_slope_ci": None},
+        reason = "the values are equal within every season: there is no variation to test for a trend"
+        null = {k: v for k, v in _MK_NULL.items() if k != "sen_intercept"}
+        return finish({**payload, **null, "ok": False, "reason": reason, "S": s_total},
                       "seasonal_mann_kendall", params, sources)
     z = _z(s_total, var_total)
     p, significant, trend = _verdict(z, alpha)
+    # the seasonal Kendall slope has no single intercept (each season has its own level)
     all_slopes = np.sort(np.concatenate(slopes))
     c = float(stats.norm.ppf(1 - alpha / 2)) * math.sqrt(var_total)
     ci = [_order_stat(all_slopes, (all_slopes.size - c) / 2.0), _order_stat(all_slopes, (all_slopes.size + c) / 2.0 + 1.0)]
