@@ -1,0 +1,557 @@
+"""Reading an uploaded table: format, separator, header, date and value columns, units.
+
+The functions here turn bytes into rows of cells (:func:`text_table`, :func:`xlsx_table`,
+:func:`frame_table`) and rows into typed columns (:func:`interpret`). Every refusal is an
+:class:`InputError` that names the problem and the lines; nothing is guessed where the file
+is silent (units and variables come back as ``None`` for the caller to ask about).
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import io
+import math
+import re
+import zipfile
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from aquascope_core.errors import InputError
+
+__all__ = ["Table", "Parsed", "sniff_format", "text_table", "xlsx_table", "frame_table", "interpret",
+           "unit_from_text", "variable_from_text"]
+
+_NA = {"", "na", "n/a", "nan", "null", "none", "-", "--", "missing", "#n/a", "nd", "n.d."}
+
+
+def _refuse(message: str, argument: str = "content", recovery: str | None = None) -> InputError:
+    return InputError(message, argument=argument, recovery=recovery or "Fix the file as the message says and upload it again.")
+
+
+@dataclass
+class Table:
+    rows: list[list[Any]]
+    lines: list[int]  # the file line (or sheet row) of each row, 1-based
+    separator: str | None = None
+    text: bool = True  # cells are strings to parse (CSV) rather than typed values
+
+
+@dataclass
+class ValueColumn:
+    label: str
+    position: int
+    header: list[str]
+    values: np.ndarray
+    unit: str | None
+    variable: str | None
+    sentinels: int = 0
+
+
+@dataclass
+class Parsed:
+    index: pd.DatetimeIndex
+    values: list[ValueColumn]
+    date_label: str
+    date_header: list[str]
+    annual: bool
+    value_position: int | None
+    ignored: list[str] = field(default_factory=list)
+    layout: dict[str, Any] = field(default_factory=dict)
+
+
+# ----------------------------------------------------------------------------- bytes -> rows
+
+def sniff_format(raw: bytes, filename: str | None) -> str:
+    """``"xlsx"`` or ``"csv"``; refuses empty files and files that are not tables."""
+    if not raw or not raw.strip(b" \t\r\n\x00\xef\xbb\xbf"):
+        raise _refuse("the file is empty: no rows to read")
+    head = raw[:8]
+    if head.startswith(b"PK\x03\x04"):
+        try:
+            names = zipfile.ZipFile(io.BytesIO(raw)).namelist()
+        except zipfile.BadZipFile:
+            raise _refuse("the file is a damaged ZIP/XLSX archive, not a table") from None
+        if "xl/workbook.xml" in names:
+            return "xlsx"
+        raise _refuse("the file is a ZIP archive, not a table (upload the CSV or XLSX inside it)")
+    if head.startswith(b"\xd0\xcf\x11\xe0"):
+        raise _refuse("the file is a legacy Excel .xls (or another OLE document); save it as .xlsx or CSV")
+    for magic, what in ((b"%PDF", "a PDF document"), (b"\x89PNG", "a PNG image"), (b"\xff\xd8\xff", "a JPEG image"),
+                        (b"GIF8", "a GIF image"), (b"\x1f\x8b", "a gzip archive")):
+        if head.startswith(magic):
+            raise _refuse(f"the file is {what}, not a table (upload CSV or XLSX)")
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "csv"  # UTF-16 text with a byte-order mark
+    if b"\x00" in raw[:4096]:
+        raise _refuse("the file is binary, not a text table (upload CSV or XLSX)")
+    return "csv"
+
+
+def _decode(raw: bytes, warnings: list[str]) -> str:
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return raw.decode("utf-16")
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        warnings.append("the file is not UTF-8; it was read as Windows-1252 (check accented names)")
+        return raw.decode("cp1252", errors="replace")
+
+
+def _split(lines: list[str], sep: str) -> list[list[str]]:
+    return [next(csv.reader([ln], delimiter=sep), []) for ln in lines]
+
+
+def text_table(raw: bytes, warnings: list[str]) -> Table:
+    text = _decode(raw, warnings)
+    numbered = [(i + 1, ln) for i, ln in enumerate(text.splitlines()) if ln.strip()]
+    comments = [i for i, ln in numbered if ln.lstrip().startswith("#")]
+    if comments:
+        warnings.append(f"{len(comments)} comment line(s) starting with '#' skipped (first: line {comments[0]})")
+    numbered = [(i, ln) for i, ln in numbered if not ln.lstrip().startswith("#")]
+    if not numbered:
+        raise _refuse("the file is empty: no rows to read")
+    first = numbered[0][1].lstrip()
+    if first[:1] in "{[<":
+        kind = "JSON" if first[:1] in "{[" else "HTML/XML"
+        raise _refuse(f"the file looks like {kind}, not a table (upload CSV or XLSX)")
+    sample = [ln for _, ln in numbered[:200]] + [ln for _, ln in numbered[-50:]]
+    chosen = None
+    for sep in ("\t", ";", ","):  # a tab or semicolon that splits every line is the separator
+        counts = Counter(len(r) for r in _split(sample, sep))
+        width, n = counts.most_common(1)[0]
+        if width >= 2 and n / len(sample) >= 0.8:
+            chosen = sep
+            break
+    if chosen is None:
+        raise _refuse("no column separator found (comma, semicolon or tab): the file has one column only, or is "
+                      "not a table; a table needs a date column and a value column")
+    rows = _split([ln for _, ln in numbered], chosen)
+    return Table([[c.strip() for c in r] for r in rows], [i for i, _ in numbered], separator=chosen)
+
+
+def xlsx_table(raw: bytes) -> Table:
+    import openpyxl  # only here: reading spreadsheets is optional work
+
+    try:
+        wb = openpyxl.load_workbook(io.BytesIO(raw), read_only=True, data_only=True)
+    except Exception as exc:  # noqa: BLE001 - any failure of the reader is the file's problem
+        raise _refuse(f"the XLSX file cannot be read ({type(exc).__name__}: {exc})") from None
+    try:
+        for ws in wb.worksheets:
+            rows, lines = [], []
+            for n, row in enumerate(ws.iter_rows(values_only=True), start=1):
+                cells = list(row)
+                while cells and (cells[-1] is None or (isinstance(cells[-1], str) and not cells[-1].strip())):
+                    cells.pop()
+                if cells:
+                    rows.append([c.strip() if isinstance(c, str) else c for c in cells])
+                    lines.append(n)
+            if rows:
+                return Table(rows, lines, separator=None, text=False)
+    finally:
+        wb.close()
+    raise _refuse("the XLSX workbook has no data in any sheet")
+
+
+def frame_table(frame: pd.DataFrame) -> Table:
+    if frame.empty:
+        raise _refuse("the DataFrame is empty: no rows to read")
+    df = frame.copy()
+    if isinstance(df.index, pd.DatetimeIndex) or df.index.name is not None:
+        df = df.reset_index()
+    header = [str(c) for c in df.columns]
+    rows = [header] + [[None if (isinstance(v, float) and math.isnan(v)) else v for v in r]
+                       for r in df.itertuples(index=False, name=None)]
+    return Table(rows, list(range(1, len(rows) + 1)), separator=None, text=False)
+
+
+# ----------------------------------------------------------------------------- cell types
+
+_ISO = re.compile(r"^\d{4}-\d{1,2}-\d{1,2}(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?(?:Z|[+-]\d{2}:?\d{2})?$")
+_YMD_SLASH = re.compile(r"^\d{4}/\d{1,2}/\d{1,2}(?: \d{1,2}:\d{2}(?::\d{2})?)?$")
+_DMY = re.compile(r"^(\d{1,2})([./-])(\d{1,2})[./-](\d{4})(?:[ T]\d{1,2}:\d{2}(?::\d{2})?)?$")
+_YM = re.compile(r"^\d{4}-\d{2}$")
+_YMD8 = re.compile(r"^(\d{4})(\d{2})(\d{2})$")
+_NUM = re.compile(r"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$")
+_NUM_COMMA = re.compile(r"^[+-]?\d+,\d+$")
+_THOUSANDS_DOT = re.compile(r"^[+-]?\d{1,3}(?:\.\d{3})+(?:,\d+)?$")
+_YEAR_WORDS = {"year", "yr", "jahr", "annee", "année", "ano", "año", "water_year", "wateryear", "wy", "hydrological_year"}
+_MONTH_WORDS = {"month", "mon", "monat", "mois", "mes"}
+_DAY_WORDS = {"day", "tag", "jour", "dia", "día"}
+
+
+def _date_kind(cell: Any) -> str | None:
+    if isinstance(cell, (pd.Timestamp, dt.datetime, dt.date)) and not isinstance(cell, bool):
+        return "object"
+    if not isinstance(cell, str):
+        return None
+    if _ISO.match(cell):
+        return "iso"
+    if _YMD_SLASH.match(cell):
+        return "ymd_slash"
+    if _DMY.match(cell):
+        return "dmy"
+    if _YM.match(cell):
+        return "ym"
+    m = _YMD8.match(cell)
+    if m and 1700 <= int(m.group(1)) <= 2200 and 1 <= int(m.group(2)) <= 12 and 1 <= int(m.group(3)) <= 31:
+        return "ymd8"
+    return None
+
+
+def _is_na(cell: Any) -> bool:
+    if cell is None:
+        return True
+    if isinstance(cell, float) and math.isnan(cell):
+        return True
+    return isinstance(cell, str) and cell.strip().lower() in _NA
+
+
+def _number(cell: Any, decimal: str) -> float | None:
+    """The cell as a float, or None when it is not a number (NA cells are handled before)."""
+    if isinstance(cell, bool):
+        return None
+    if isinstance(cell, (int, float, np.integer, np.floating)):
+        return float(cell)
+    if not isinstance(cell, str):
+        return None
+    s = cell.replace("\u00a0", "").replace(" ", "")
+    if decimal == ",":
+        if _THOUSANDS_DOT.match(s):
+            s = s.replace(".", "")
+        if _NUM_COMMA.match(s):
+            s = s.replace(",", ".")
+    if not _NUM.match(s):
+        return None
+    value = float(s)
+    return value if math.isfinite(value) else None
+
+
+# ----------------------------------------------------------------------------- units and variables
+
+_UNITS = {
+    "m3/s": "m3/s", "m^3/s": "m3/s", "m3s-1": "m3/s", "m3.s-1": "m3/s", "m3s": "m3/s", "cms": "m3/s", "cumecs": "m3/s",
+    "m3/sec": "m3/s", "l/s": "l/s", "ls-1": "l/s", "lps": "l/s", "l/sec": "l/s",
+    "cfs": "ft3/s", "ft3/s": "ft3/s", "ft^3/s": "ft3/s", "cusecs": "ft3/s", "ft3s-1": "ft3/s", "kcfs": "kcfs",
+    "mm": "mm", "mm/d": "mm/d", "mm/day": "mm/d", "mmd-1": "mm/d", "mm/h": "mm/h", "mm/hr": "mm/h", "mmh-1": "mm/h",
+    "in": "in", "inch": "in", "inches": "in",
+    "°c": "degC", "degc": "degC", "deg c": "degC", "celsius": "degC", "°f": "degF", "degf": "degF",
+    "m": "m", "cm": "cm", "ft": "ft", "feet": "ft",
+    "masl": "m a.s.l.", "m a.s.l.": "m a.s.l.", "m.a.s.l.": "m a.s.l.", "m asl": "m a.s.l.", "m nhn": "m a.s.l.",
+    "mnn": "m a.s.l.", "m amsl": "m a.s.l.",
+    "%": "%", "mg/l": "mg/L", "µs/cm": "uS/cm", "us/cm": "uS/cm",
+}
+_FLOW_UNITS = {"m3/s", "l/s", "ft3/s", "kcfs"}
+_BRACKET = re.compile(r"[\(\[\{]\s*([^\)\]\}]+?)\s*[\)\]\}]")
+
+
+def _unit_key(text: str) -> str:
+    return (text.strip().lower().replace("³", "3").replace("²", "2").replace("μ", "µ").replace(" /", "/")
+            .replace("/ ", "/").replace("**", "^"))
+
+
+def unit_from_text(*texts: str | None) -> str | None:
+    """A canonical unit named in header text (brackets first, then a trailing token), else ``None``."""
+    for text in texts:
+        if not text:
+            continue
+        for inner in _BRACKET.findall(text):
+            if (u := _UNITS.get(_unit_key(inner))) is not None:
+                return u
+        key = _unit_key(text)
+        if key in _UNITS:
+            return _UNITS[key]
+        tokens = re.split(r"[_\s\-]+", key)
+        if len(tokens) > 1 and tokens[-1] in _UNITS and tokens[-1] not in {"m", "in"}:
+            return _UNITS[tokens[-1]]
+        if len(tokens) > 2 and " ".join(tokens[-3:]) in _UNITS:
+            return _UNITS[" ".join(tokens[-3:])]
+    return None
+
+
+_VARIABLES = [
+    ("air_temperature_max", {"tmax", "tx", "t_max", "max_temp", "temp_max", "tasmax"}),
+    ("air_temperature_min", {"tmin", "tn", "t_min", "min_temp", "temp_min", "tasmin"}),
+    ("discharge", {"q", "qobs", "q_obs", "flow", "discharge", "streamflow", "debit", "débit", "abfluss", "caudal",
+                   "cfs", "cms", "runoff"}),
+    ("precipitation", {"p", "precip", "precipitation", "rain", "rainfall", "prcp", "prec", "niederschlag", "pluie",
+                       "ppt", "rr", "pr"}),
+    ("potential_evapotranspiration", {"pet", "etp", "et0", "eto", "e0", "pe", "evapotranspiration"}),
+    ("groundwater_level", {"gw", "gwl", "head", "gwhead", "groundwater", "piezometric", "grundwasser"}),
+    ("air_temperature", {"t", "temp", "temperature", "tmean", "tavg", "tair", "airtemp", "tas"}),
+    ("water_level", {"stage", "level", "h", "gauge_height", "wasserstand", "water_level"}),
+]
+
+
+def variable_from_text(text: str | None) -> str | None:
+    """The variable a header names ("Q (m3/s)" -> discharge), else ``None``."""
+    if not text:
+        return None
+    base = _BRACKET.sub(" ", text).strip().lower()
+    tokens = [t for t in re.split(r"[^0-9a-zà-ÿ]+", base) if t]
+    joined = "_".join(tokens)
+    for name, words in _VARIABLES:
+        if joined in words or (tokens and tokens[0] in words) or name == joined:
+            return name
+    return None
+
+
+# ----------------------------------------------------------------------------- rows -> columns
+
+def _lines(table: Table, rows: list[int], limit: int = 10) -> str:
+    shown = ", ".join(str(table.lines[r]) for r in rows[:limit])
+    return shown + (f" and {len(rows) - limit} more" if len(rows) > limit else "")
+
+
+def _position(arg: str, wanted: str | int | None, labels: list[str], headers: list[list[str]]) -> int | None:
+    if wanted is None:
+        return None
+    if isinstance(wanted, (int, np.integer)) and not isinstance(wanted, bool):
+        if 0 <= int(wanted) < len(labels):
+            return int(wanted)
+    elif isinstance(wanted, str):
+        for i, lab in enumerate(labels):
+            if wanted == lab or wanted in headers[i]:
+                return i
+        low = wanted.strip().lower()
+        for i, lab in enumerate(labels):
+            if low == lab.lower():
+                return i
+    raise InputError.bad_value(arg, wanted, "a column name or 0-based position among " + ", ".join(map(repr, labels)))
+
+
+def interpret(table: Table, *, value_column: str | int | None, date_column: str | int | None,
+              dayfirst: bool | None, warnings: list[str]) -> Parsed:
+    rows = table.rows
+    width = Counter(len(r) for r in rows).most_common(1)[0][0]
+    if width < 2:
+        raise _refuse("the table has one column only; it needs a date column and a value column")
+    too_long = [i for i, r in enumerate(rows) if len(r) > width and any(not _is_na(c) for c in r[width:])]
+    if too_long:
+        raise _refuse(f"line(s) {_lines(table, too_long)} have more fields than the {width} of the other lines")
+    grid = [list(r[:width]) + [None] * (width - len(r)) for r in rows]
+    n = len(grid)
+    skip = 3 if n > 3 else min(1, n - 1)  # the header rows are never the sample
+    sample_rows = list(range(max(skip, n - 300), n))
+
+    def column_profile(c: int, rows_: list[int]) -> tuple[float, float, Counter]:
+        dates, nums, filled, kinds = 0, 0, 0, Counter()
+        for r in rows_:
+            cell = grid[r][c]
+            if _is_na(cell):
+                continue
+            filled += 1
+            kind = _date_kind(cell)
+            if kind:
+                dates += 1
+                kinds[kind] += 1
+            elif _number(cell, ",") is not None or _number(cell, ".") is not None:
+                nums += 1
+        return (dates / filled if filled else 0.0), (nums / filled if filled else 0.0), kinds
+
+    profiles = [column_profile(c, sample_rows) for c in range(width)]
+    date_cols = [c for c, (d, _, _) in enumerate(profiles) if d >= 0.9]
+    # Where the data starts: the first row whose typed cells look like the sample's.
+    key = date_cols[:1] or [c for c, (_, num, _) in enumerate(profiles) if num >= 0.8]
+    if not key:
+        raise _refuse("no column of dates or numbers found: this does not look like a data table")
+
+    def data_like(r: int) -> bool:
+        for c in key:
+            cell = grid[r][c]
+            if c in date_cols:
+                if _date_kind(cell) is None:
+                    return False
+            elif not _is_na(cell) and _number(cell, ",") is None and _number(cell, ".") is None:
+                return False
+        return True
+
+    start = next((r for r in range(n) if data_like(r)), None)
+    if start is None or start == n:
+        raise _refuse("no data rows found below the header")
+    block = list(range(start))
+    # A preamble line ("Station: Flat Brook") has fewer fields, or text in its first cell only;
+    # a units row may well leave the first cell empty.
+    preamble = [r for r in block if len(rows[r]) < width
+                or ([not _is_na(c) for c in grid[r]].count(True) == 1 and not _is_na(grid[r][0]))]
+    header_rows = [r for r in block if r not in preamble]
+    if preamble:
+        warnings.append(f"line(s) {_lines(table, preamble)} above the header skipped (not part of the table)")
+    if len(header_rows) > 2:
+        raise _refuse(f"{len(header_rows)} header rows before the data (lines {_lines(table, header_rows)}); "
+                      "expected one or two (names, then optionally units)")
+    headers = [[str(grid[r][c]) if not _is_na(grid[r][c]) else "" for r in header_rows] for c in range(width)]
+    labels = []
+    for c in range(width):
+        lab = next((h for h in headers[c] if h), "") or f"column_{c + 1}"
+        while lab in labels:
+            lab += "_2"
+        labels.append(lab)
+    data = list(range(start, n))
+
+    # Dates
+    d_pos = _position("date_column", date_column, labels, headers)
+    if d_pos is None and date_cols:
+        d_pos = date_cols[0]
+    annual = False
+    if d_pos is None or (date_column is not None and profiles[d_pos][0] < 0.9):
+        index, used, annual = _dates_from_parts(grid, data, labels, d_pos, table)
+    else:
+        index = _parse_dates([grid[r][d_pos] for r in data], data, table, dayfirst, warnings, labels[d_pos])
+        used = [d_pos]
+    # Values
+    v_pos = _position("value_column", value_column, labels, headers)
+    if v_pos is not None and v_pos in used:
+        raise InputError.bad_value("value_column", value_column, "a column other than the date column")
+    decimal = "."
+    if table.text:
+        comma = sum(1 for r in data for c in range(width) if c not in used and isinstance(grid[r][c], str)
+                    and _NUM_COMMA.match(grid[r][c].replace(" ", "")))
+        dot = sum(1 for r in data for c in range(width) if c not in used and isinstance(grid[r][c], str)
+                  and re.match(r"^[+-]?\d*\.\d+$", grid[r][c]))
+        if comma > dot:
+            decimal = ","
+            warnings.append("decimal commas read as decimal points (1,5 = 1.5)")
+    candidates = [v_pos] if v_pos is not None else [c for c in range(width) if c not in used]
+    values, ignored = [], []
+    for c in candidates:
+        nums, bad, out = 0, [], np.full(len(data), np.nan)
+        for k, r in enumerate(data):
+            cell = grid[r][c]
+            if _is_na(cell):
+                continue
+            x = _number(cell, decimal)
+            if x is None:
+                bad.append(r)
+            else:
+                out[k] = x
+                nums += 1
+        filled = nums + len(bad)
+        if v_pos is None and (filled == 0 or nums / filled < 0.5):
+            ignored.append(labels[c])
+            if filled:
+                warnings.append(f"column {labels[c]!r} holds text, not numbers: ignored")
+            continue
+        if bad:
+            examples = "; ".join(f"line {table.lines[r]}: {grid[r][c]!r}" for r in bad[:5])
+            raise _refuse(f"column {labels[c]!r} has text where numbers belong at line(s) {_lines(table, bad)} "
+                          f"({examples}); write missing values as empty cells or NA")
+        unit = unit_from_text(*headers[c][::-1]) if headers[c] else None
+        var = variable_from_text(headers[c][0]) if headers[c] else None
+        if var is None and unit in _FLOW_UNITS:  # a volume per time at a gauge is a discharge
+            var = "discharge"
+            warnings.append(f"column {labels[c]!r} read as discharge from its unit ({unit})")
+        sentinels = int(np.isin(out, (-9999.0, -999.0)).sum())
+        values.append(ValueColumn(labels[c], c, headers[c], out, unit, var, sentinels))
+    if not values:
+        raise _refuse("no column of numbers found besides the dates")
+    # Duplicated and unsorted dates
+    dup = index.duplicated(keep=False)
+    if dup.any():
+        where = [data[k] for k in np.flatnonzero(dup)]
+        days = sorted({ts.isoformat() for ts in index[dup]})
+        raise _refuse(f"{len(days)} date(s) appear more than once: {', '.join(days[:10])}"
+                      f"{' ...' if len(days) > 10 else ''} (lines {_lines(table, where)}); keep one row per date")
+    if not index.is_monotonic_increasing:
+        order = np.argsort(index.asi8, kind="stable")
+        index = index[order]
+        for v in values:
+            v.values = v.values[order]
+        warnings.append("rows were not in date order; they were sorted by date")
+    layout = {"separator": table.separator, "decimal": decimal, "header_rows": len(header_rows),
+              "first_data_line": table.lines[start], "date_columns": [labels[c] for c in used]}
+    return Parsed(index=index, values=values, date_label=" + ".join(labels[c] for c in used),
+                  date_header=[h for c in used for h in headers[c]], annual=annual,
+                  value_position=v_pos, ignored=ignored, layout=layout)
+
+
+def _parse_dates(cells: list[Any], data: list[int], table: Table, dayfirst: bool | None, warnings: list[str],
+                 label: str) -> pd.DatetimeIndex:
+    kinds = Counter(_date_kind(c) for c in cells if not _is_na(c))
+    kinds.pop(None, None)
+    missing = [data[k] for k, c in enumerate(cells) if _is_na(c)]
+    if missing:
+        raise _refuse(f"column {label!r} has no date at line(s) {_lines(table, missing)}; every row needs a date")
+    kind = kinds.most_common(1)[0][0] if kinds else None
+    strings = pd.Series([c if isinstance(c, str) else None for c in cells], dtype=object)
+    if kind == "object":
+        parsed = pd.to_datetime(pd.Series(cells, dtype=object), errors="coerce")
+    elif kind == "iso":
+        parsed = pd.to_datetime(strings, format="ISO8601", errors="coerce", utc=True)
+        if strings.str.contains(r"(?:Z|[+-]\d{2}:?\d{2})$", regex=True, na=False).any():
+            warnings.append("dates carry a time zone: converted to UTC and stored without one")
+        parsed = parsed.dt.tz_convert(None)
+    elif kind == "ymd_slash":
+        parsed = pd.to_datetime(strings, format="mixed", yearfirst=True, errors="coerce")
+    elif kind == "ym":
+        parsed = pd.to_datetime(strings, format="%Y-%m", errors="coerce")
+    elif kind == "ymd8":
+        parsed = pd.to_datetime(strings, format="%Y%m%d", errors="coerce")
+    elif kind == "dmy":
+        parts = strings.str.extract(_DMY.pattern)
+        a, sep, b = parts[0].astype(float), parts[1], parts[2].astype(float)
+        if (sep == ".").all():
+            first = True
+        elif (a > 12).any() and (b > 12).any():
+            raise _refuse(f"column {label!r} mixes day-first and month-first dates")
+        elif (a > 12).any():
+            first = True
+        elif (b > 12).any():
+            first = False
+        elif dayfirst is not None:
+            first = bool(dayfirst)
+        else:
+            raise InputError(
+                f"dates in column {label!r} such as {strings.dropna().iloc[0]!r} could be day-first or month-first, "
+                "and no date tells which", argument="dayfirst", value=None,
+                recovery="Say which: ingest(..., dayfirst=True) for 03/04/2020 = 3 April, dayfirst=False for 4 March.")
+        parsed = pd.to_datetime(strings, dayfirst=first, format="mixed", errors="coerce")
+    else:
+        raise _refuse(f"column {label!r} does not hold dates")
+    bad = [data[k] for k in np.flatnonzero(parsed.isna().to_numpy())]
+    if bad:
+        examples = "; ".join(f"line {table.lines[r]}: {cells[data.index(r)]!r}" for r in bad[:5])
+        raise _refuse(f"column {label!r} has values that are not dates at line(s) {_lines(table, bad)} ({examples})")
+    return pd.DatetimeIndex(parsed.to_numpy(dtype="datetime64[ns]"))
+
+
+def _dates_from_parts(grid: list[list[Any]], data: list[int], labels: list[str], d_pos: int | None,
+                      table: Table) -> tuple[pd.DatetimeIndex, list[int], bool]:
+    """Dates from year (and month, day) columns: annual, monthly or daily records."""
+    low = [lab.strip().lower() for lab in labels]
+    year = d_pos if d_pos is not None else next((i for i, x in enumerate(low) if x in _YEAR_WORDS), None)
+    if year is None:
+        raise _refuse("no date column found (ISO dates such as 2020-01-31, dd.mm.yyyy, or year/month/day columns)",
+                      argument="date_column", recovery="Name the date column with date_column=...")
+    month = next((i for i, x in enumerate(low) if x in _MONTH_WORDS), None)
+    day = next((i for i, x in enumerate(low) if x in _DAY_WORDS), None)
+    parts = {"year": year, "month": month, "day": day}
+    ints: dict[str, np.ndarray] = {}
+    for part, col in parts.items():
+        if col is None:
+            continue
+        vals, bad = [], []
+        for r in data:
+            x = _number(grid[r][col], ".")
+            if x is None or x != int(x):
+                bad.append(r)
+                vals.append(0)
+            else:
+                vals.append(int(x))
+        if bad:
+            raise _refuse(f"column {labels[col]!r} should hold whole {part} numbers; not at line(s) {_lines(table, bad)}")
+        ints[part] = np.array(vals)
+    if not ((ints["year"] >= 1000) & (ints["year"] <= 2999)).all():
+        raise _refuse(f"column {labels[year]!r} does not hold four-digit years", argument="date_column")
+    frame = pd.DataFrame({"year": ints["year"], "month": ints.get("month", 1), "day": ints.get("day", 1)})
+    parsed = pd.to_datetime(frame, errors="coerce")
+    bad = [data[k] for k in np.flatnonzero(parsed.isna().to_numpy())]
+    if bad:
+        raise _refuse(f"year/month/day do not form a date at line(s) {_lines(table, bad)}")
+    used = [c for c in (year, month, day) if c is not None]
+    return pd.DatetimeIndex(parsed.to_numpy(dtype="datetime64[ns]")), used, month is None and day is None
