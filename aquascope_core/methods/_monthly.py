@@ -82,12 +82,10 @@ def to_monthly(series: Any, argument: str, how: Aggregation, *, max_missing_days
     if not allow_negative and np.any(values[np.isfinite(values)] < 0):
         bad = idx[np.nan_to_num(values, nan=0.0) < 0][0]
         raise InputError.bad_value(argument, f"a negative value at {bad}", "values >= 0 (a negative total or flow is an error)")
-    if isinstance(idx, pd.PeriodIndex):
-        if idx.freqstr not in ("M", "1M") and not idx.freqstr.startswith("M"):
-            if idx.freqstr in ("D", "1D"):
-                idx = idx.to_timestamp()
-            else:
-                raise InputError.bad_value(argument, f"<PeriodIndex freq {idx.freqstr}>", "a PeriodIndex of months or days")
+    if isinstance(idx, pd.PeriodIndex) and not idx.freqstr.startswith("M"):
+        if not idx.freqstr.startswith("D"):
+            raise InputError.bad_value(argument, f"<PeriodIndex freq {idx.freqstr}>", "a PeriodIndex of months or days")
+        idx = idx.to_timestamp()  # daily periods: treat as daily dates
     if not idx.is_monotonic_increasing:
         raise InputError.bad_value(argument, "<unsorted index>", "dates in increasing order",
                                    recovery="Sort first: series.sort_index().")

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import functools
 import logging
-import math
 from importlib import resources
 from typing import Any, Literal, Sequence
 

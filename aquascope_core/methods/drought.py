@@ -152,6 +152,10 @@ def _calibration_mask(months: pd.PeriodIndex, calibration_years: tuple[int, int]
 
 
 def _record_years(acc: np.ndarray, cal: np.ndarray, month_of: np.ndarray, argument: str) -> tuple[int, dict[str, int]]:
+    finite = acc[np.isfinite(acc)]
+    if finite.size and np.all(finite == finite[0]):
+        raise InsufficientDataError(f"{argument}: every value is {finite[0]:g}; a constant record has no drought index",
+                                    argument=argument)
     by_month = {str(m): int(np.sum(np.isfinite(acc) & cal & (month_of == m))) for m in range(1, 13)}
     least = min(by_month.values())
     if least < MIN_YEARS:
@@ -241,7 +245,7 @@ def _gamma_fit(x: np.ndarray, fit: Literal["mle", "thom"]) -> dict[str, Any]:
             dg = 1.0 - shape * special.polygamma(1, shape)  # d g / d log(a), always < 0
             step = g / dg
             shape = shape * math.exp(-step)
-            if abs(step) < 1e-12:
+            if abs(step) < 1e-10:
                 converged = True
                 break
         if not converged or not math.isfinite(shape):

@@ -70,8 +70,11 @@ class _Frame:
             if idx.has_duplicates or not idx.is_monotonic_increasing:
                 raise InputError.bad_value(argument, "<unsorted or duplicated dates>", "dates in increasing order, each once")
             months = idx if isinstance(idx, pd.PeriodIndex) else idx.to_period("M")
-            looks_monthly = (isinstance(idx, pd.PeriodIndex) and idx.freqstr.startswith("M")) or (
-                idx.size > 1 and not months.has_duplicates)
+            if isinstance(idx, pd.PeriodIndex):
+                looks_monthly = idx.freqstr.startswith("M")
+            else:  # one value per calendar month, about a month apart
+                spacing = np.median(np.diff(idx.to_numpy()).astype("timedelta64[D]").astype(float)) if idx.size > 1 else 0.0
+                looks_monthly = idx.size > 1 and not months.has_duplicates and spacing >= 28
             if time_step == "auto":
                 time_step = "monthly" if looks_monthly else "daily"
             if time_step == "monthly" and months.has_duplicates:

@@ -127,6 +127,9 @@ def test_spi_record_length_status_and_refusal():
     """Fewer than 10 values per calendar month: refused. 10-29: computed, marginal with the reason. 30+: defensible."""
     with pytest.raises(InsufficientDataError, match="at least 10"):
         d.standardized_precipitation_index(_synthetic_precip(9), 1)
+    constant = pd.Series(50.0, index=_synthetic_precip(30).index)
+    with pytest.raises(InsufficientDataError, match="constant"):
+        d.standardized_precipitation_index(constant, 1)
     marginal = d.standardized_precipitation_index(_synthetic_precip(15), 1)
     assert marginal["status"] == "marginal" and marginal["record_years"] == 15
     assert "30" in marginal["reason"]
