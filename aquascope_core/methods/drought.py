@@ -425,7 +425,8 @@ def standardized_precipitation_evapotranspiration_index(
     computed in Hosking's generalised-logistic form (shape k = -tau3), which is the same
     distribution and also covers a negatively skewed D (k > 0), where the log-logistic formulas
     break down. SPEI = Phi^-1(F(D)). Values outside the fitted support get F = 0 or 1 and are
-    counted in ``n_outside_support`` (they become +/- clip).
+    counted in ``n_outside_support`` (they become +/- clip; with ``clip=None`` they are infinite, which
+    the JSON payload can only carry as null).
     """
     params = resolved_parameters(standardized_precipitation_evapotranspiration_index, (precipitation, pet, scale_months),
                                  {"pwm": pwm, "calibration_years": calibration_years, "clip": clip})
