@@ -31,6 +31,8 @@ __all__ = [
     "fit_glo_lmoments",
     "fit_pe3_lmoments",
     "fit_lp3_moments",
+    "fit_gev_ml",
+    "delta_method_band",
     "return_levels",
     "return_period_of",
     "bootstrap_band",
@@ -42,6 +44,10 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 sample_lmoments = lm.sample_lmoments
+fit_gev_lmoments = lm.fit_gev_lmoments
+fit_gumbel_lmoments = lm.fit_gumbel_lmoments
+fit_glo_lmoments = lm.fit_glo_lmoments
+fit_pe3_lmoments = lm.fit_pe3_lmoments
 
 BULLETIN_17B = (
     "Interagency Advisory Committee on Water Data (1982) Guidelines for Determining Flood Flow Frequency, "
@@ -194,33 +200,8 @@ def annual_maxima(
 
 
 # --------------------------------------------------------------------------------------------
-# Fits
+# Log-Pearson III by moments
 # --------------------------------------------------------------------------------------------
-# Each estimator maps samples sorted ascending along the last axis (one record or a matrix of
-# bootstrap resamples) to its parameter arrays, so the bootstrap refits with the very same code.
-
-def _lmom3(xs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    l1, l2, l3 = np.moveaxis(lm.lmoments_of_sorted(xs, 3), -1, 0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return l1, l2, l3 / l2
-
-
-def _est_gev(xs):
-    return lm.gev_from_lmoments(*_lmom3(xs))
-
-
-def _est_gumbel(xs):
-    l1, l2 = np.moveaxis(lm.lmoments_of_sorted(xs, 2), -1, 0)
-    return lm.gumbel_from_lmoments(l1, l2)
-
-
-def _est_glo(xs):
-    return lm.glo_from_lmoments(*_lmom3(xs))
-
-
-def _est_pe3(xs):
-    return lm.pe3_from_lmoments(*_lmom3(xs))
-
 
 def _log_moments(xs: np.ndarray, log_base: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Mean, standard deviation (n-1) and bias-corrected skew of log_base(x) along the last axis."""
@@ -234,111 +215,10 @@ def _log_moments(xs: np.ndarray, log_base: float) -> tuple[np.ndarray, np.ndarra
     return mean, sd, skew
 
 
-# method id -> (distribution, estimator label, minimum n, parameter names, estimator)
-_LMOMENT_FITS: dict[str, tuple[str, str, int, tuple[str, ...], Callable]] = {
-    "gev_lmoments": ("gev", "L-moments (Hosking & Wallis 1997)", 3, ("xi", "alpha", "k"), _est_gev),
-    "gumbel_lmoments": ("gumbel", "L-moments (Hosking & Wallis 1997)", 2, ("xi", "alpha"), _est_gumbel),
-    "glo_lmoments": ("glo", "L-moments (Hosking & Wallis 1997)", 3, ("xi", "alpha", "k"), _est_glo),
-    "pe3_lmoments": ("pe3", "L-moments (Hosking & Wallis 1997)", 3, ("mu", "sigma", "gamma"), _est_pe3),
-}
-_DIST_LABEL = {
-    "gev": "generalised extreme value (GEV)",
-    "gumbel": "Gumbel (EV1)",
-    "glo": "generalised logistic (GLO)",
-    "pe3": "Pearson type III",
-    "lp3": "log-Pearson type III",
-}
 _SOURCES = {
     "lmoments": [source("L-moment estimation", citation=lm.HOSKING_WALLIS_1997)],
     "lp3_moments": [source("log-Pearson III, method of moments", citation=BULLETIN_17B)],
 }
-
-
-def _fit_lmoments(method_id: str, values: Any, unit: str | None, params: dict[str, Any]) -> dict[str, Any]:
-    distribution, estimator, min_n, names, est = _LMOMENT_FITS[method_id]
-    x = lm.as_sample(values, min_n=min_n)
-    xs = np.sort(x)
-    ls = lm.lmoments_of_sorted(xs, min(4, x.size))
-    theta = [float(v) for v in est(xs)]
-    payload: dict[str, Any] = {
-        "method": method_id,
-        "distribution": distribution,
-        "distribution_label": _DIST_LABEL[distribution],
-        "estimator": estimator,
-        "n": int(x.size),
-        "unit": unit,
-        "sample_lmoments": {"l1": float(ls[0]), "l2": float(ls[1]),
-                            "t3": float(ls[2] / ls[1]) if x.size >= 3 else None,
-                            "t4": float(ls[3] / ls[1]) if x.size >= 4 else None},
-    }
-    if not all(math.isfinite(v) for v in theta):
-        payload.update(ok=False, parameters=None,
-                       reason=f"the {_DIST_LABEL[distribution]} has no L-moment fit to this sample "
-                              f"(l2={ls[1]:.4g}, t3={payload['sample_lmoments']['t3']})")
-        return finish(payload, method_id, params, _SOURCES["lmoments"])
-    p = dict(zip(names, theta))
-    if distribution == "gev":
-        p["xi_coles"] = -p["k"]
-        payload["upper_bound"] = p["xi"] + p["alpha"] / p["k"] if p["k"] > 0 else None
-        payload["lower_bound"] = p["xi"] + p["alpha"] / p["k"] if p["k"] < 0 else None
-    payload.update(ok=True, parameters=p)
-    return finish(payload, method_id, params, _SOURCES["lmoments"])
-
-
-def fit_gev_lmoments(values: Any, *, unit: str | None = None) -> dict[str, Any]:
-    """Generalised extreme value distribution fitted by L-moments.
-
-    Parameters
-    ----------
-    values : sequence of float
-        Annual maxima (at least 3; not all equal; no NaN).
-    unit : str, optional
-        Unit of the values.
-
-    Returns
-    -------
-    dict
-        ``method="gev_lmoments"``, ``ok``, ``distribution="gev"``, ``estimator``, ``n``, ``unit``,
-        ``parameters`` {xi (location), alpha (scale), k (Hosking's shape), xi_coles (= -k)},
-        ``sample_lmoments``, ``upper_bound`` (k > 0) or ``lower_bound`` (k < 0), ``meta``.
-
-    Notes
-    -----
-    ``k`` comes from Hosking's rational approximation to the inverse of
-    ``tau3 = 2(1 - 3^-k)/(1 - 2^-k) - 3`` (Newton iterations below tau3 = -0.8); then
-    ``alpha = l2 k / (Gamma(1+k)(1 - 2^-k))`` and ``xi = l1 - alpha (1 - Gamma(1+k))/k``
-    (Hosking & Wallis 1997, A.8). The approximation is the one R lmom and lmoments3 use.
-    """
-    params = resolved_parameters(fit_gev_lmoments, (values,), {"unit": unit})
-    return _fit_lmoments("gev_lmoments", values, unit, params)
-
-
-def fit_gumbel_lmoments(values: Any, *, unit: str | None = None) -> dict[str, Any]:
-    """Gumbel (EV1) distribution fitted by L-moments: ``alpha = l2/ln 2``, ``xi = l1 - 0.5772 alpha``.
-
-    Payload as :func:`fit_gev_lmoments`, with ``parameters`` {xi, alpha}.
-    """
-    params = resolved_parameters(fit_gumbel_lmoments, (values,), {"unit": unit})
-    return _fit_lmoments("gumbel_lmoments", values, unit, params)
-
-
-def fit_glo_lmoments(values: Any, *, unit: str | None = None) -> dict[str, Any]:
-    """Generalised logistic distribution fitted by L-moments (the Flood Estimation Handbook's choice).
-
-    ``k = -t3``, ``alpha = l2 sin(k pi)/(k pi)``, ``xi = l1 - alpha (1/k - pi/sin(k pi))``
-    (Hosking & Wallis 1997, A.7). Payload as :func:`fit_gev_lmoments`, ``parameters`` {xi, alpha, k}.
-    """
-    params = resolved_parameters(fit_glo_lmoments, (values,), {"unit": unit})
-    return _fit_lmoments("glo_lmoments", values, unit, params)
-
-
-def fit_pe3_lmoments(values: Any, *, unit: str | None = None) -> dict[str, Any]:
-    """Pearson type III fitted by L-moments (Hosking & Wallis 1997, A.9).
-
-    Payload as :func:`fit_gev_lmoments`, ``parameters`` {mu (mean), sigma (sd), gamma (skewness)}.
-    """
-    params = resolved_parameters(fit_pe3_lmoments, (values,), {"unit": unit})
-    return _fit_lmoments("pe3_lmoments", values, unit, params)
 
 
 def fit_lp3_moments(values: Any, *, unit: str | None = None, log_base: int = 10) -> dict[str, Any]:
@@ -375,7 +255,7 @@ def fit_lp3_moments(values: Any, *, unit: str | None = None, log_base: int = 10)
     payload = {
         "method": "lp3_moments",
         "distribution": "lp3",
-        "distribution_label": _DIST_LABEL["lp3"],
+        "distribution_label": lm.DIST_LABELS["lp3"],
         "estimator": f"method of moments of log{log_base:g} flows, at-site skew (Bulletin 17B)",
         "n": int(x.size),
         "unit": unit,
@@ -383,6 +263,236 @@ def fit_lp3_moments(values: Any, *, unit: str | None = None, log_base: int = 10)
         "parameters": {"mean_log": mean, "sd_log": sd, "skew_log": skew, "log_base": float(log_base)},
     }
     return finish(payload, "lp3_moments", params, _SOURCES["lp3_moments"])
+
+
+# --------------------------------------------------------------------------------------------
+# GEV by maximum likelihood (vectorised over leading axes: one record or many resamples)
+# --------------------------------------------------------------------------------------------
+
+_XI_EPS = 1e-6  # |xi| below this is evaluated at +-_XI_EPS: the Gumbel limit to ~1e-6 relative
+
+
+def _gev_nll_grad(x: np.ndarray, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Negative log-likelihood, its gradient in (mu, sigma, xi) (Coles' xi) and a validity mask.
+
+    ``x`` has shape (R, n); ``theta`` (R, 3). Invalid rows (sigma <= 0 or an observation outside
+    the support) get ``nll = inf``.
+    """
+    mu, sigma, xi = theta[:, 0:1], theta[:, 1:2], theta[:, 2:3]
+    n = x.shape[1]
+    xi = np.where(np.abs(xi) < _XI_EPS, np.where(xi < 0, -_XI_EPS, _XI_EPS), xi)
+    with np.errstate(all="ignore"):
+        z = (x - mu) / sigma
+        t = 1.0 + xi * z
+        valid = (sigma[:, 0] > 0) & np.all(t > 0, axis=1)
+        lt = np.log(np.where(t > 0, t, 1.0))
+        u = np.exp(-lt / xi)
+        nll = n * np.log(sigma[:, 0]) + np.sum((1.0 + 1.0 / xi) * lt + u, axis=1)
+        common = (u - (1.0 + xi)) / t
+        g_mu = np.sum(common, axis=1) / sigma[:, 0]
+        g_sigma = n / sigma[:, 0] + np.sum(z * common, axis=1) / sigma[:, 0]
+        g_xi = np.sum(-lt / xi**2 + (1.0 + 1.0 / xi) * z / t + u * (lt / xi**2 - z / (xi * t)), axis=1)
+    grad = np.stack([g_mu, g_sigma, g_xi], axis=1)
+    nll = np.where(valid & np.isfinite(nll), nll, np.inf)
+    return nll, grad, valid
+
+
+def _gev_hessian(x: np.ndarray, theta: np.ndarray) -> np.ndarray:
+    """Observed information (Hessian of the nll) by central differences of the analytic gradient."""
+    h = np.stack([1e-5 * theta[:, 1], 1e-5 * theta[:, 1], np.full(theta.shape[0], 1e-5)], axis=1)
+    H = np.empty((theta.shape[0], 3, 3))
+    for j in range(3):
+        step = np.zeros_like(theta)
+        step[:, j] = h[:, j]
+        gp = _gev_nll_grad(x, theta + step)[1]
+        gm = _gev_nll_grad(x, theta - step)[1]
+        H[:, :, j] = (gp - gm) / (2.0 * h[:, j : j + 1])
+    return 0.5 * (H + np.transpose(H, (0, 2, 1)))
+
+
+def _gev_ml_solve(x: np.ndarray, start: np.ndarray, max_iter: int = 200) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """Damped Newton (Levenberg-Marquardt) on the GEV likelihood for every row of ``x`` at once.
+
+    Returns ``theta`` (R, 3) in (mu, sigma, xi), ``nll``, ``converged`` and the iterations used.
+    Convergence is judged on the scaled gradient (|dnll/dmu| sigma, |dnll/dsigma| sigma,
+    |dnll/dxi| all below 1e-6), never on the iteration merely stopping.
+    """
+    theta = start.copy()
+    lam = np.full(theta.shape[0], 1e-3)
+    nll, grad, _ = _gev_nll_grad(x, theta)
+    eye = np.eye(3)
+    for it in range(1, max_iter + 1):
+        scaled = np.abs(grad) * np.stack([theta[:, 1], theta[:, 1], np.ones(theta.shape[0])], axis=1)
+        done = np.isfinite(nll) & np.all(scaled < 1e-6, axis=1)
+        if np.all(done | ~np.isfinite(nll)):
+            return theta, nll, done, it - 1
+        active = ~done & np.isfinite(nll)
+        H = _gev_hessian(x[active], theta[active])
+        diag = np.maximum(np.abs(np.diagonal(H, axis1=1, axis2=2)), 1e-12)
+        A = H + lam[active, None, None] * diag[:, :, None] * eye
+        with np.errstate(all="ignore"):
+            try:
+                d = -np.linalg.solve(A, grad[active][:, :, None])[:, :, 0]
+            except np.linalg.LinAlgError:
+                d = -grad[active] / diag
+        d = np.where(np.isfinite(d), d, 0.0)
+        cand = theta[active] + d
+        nll_c, grad_c, _ = _gev_nll_grad(x[active], cand)
+        better = nll_c <= nll[active] + 1e-12 * np.abs(nll[active])
+        idx = np.flatnonzero(active)
+        acc, rej = idx[better], idx[~better]
+        theta[acc], nll[acc], grad[acc] = cand[better], nll_c[better], grad_c[better]
+        lam[acc] = np.maximum(lam[acc] / 10.0, 1e-12)
+        lam[rej] = lam[rej] * 10.0
+        stuck = rej[lam[rej] > 1e12]
+        nll[stuck] = np.where(np.isfinite(nll[stuck]), nll[stuck], np.inf)
+        if stuck.size:
+            lam[stuck] = 1e12  # keep trying small gradient steps; judged by the gradient at the end
+    scaled = np.abs(grad) * np.stack([theta[:, 1], theta[:, 1], np.ones(theta.shape[0])], axis=1)
+    return theta, nll, np.isfinite(nll) & np.all(scaled < 1e-6, axis=1), max_iter
+
+
+def _gev_ml_start(xs: np.ndarray) -> np.ndarray:
+    """Starting values (mu, sigma, xi) from the L-moment GEV fit, or the Gumbel's where that is not usable."""
+    l1, l2, t3 = lm._lmom3(xs)
+    loc, scale, k = lm.gev_from_lmoments(l1, l2, t3)
+    start = np.stack([loc, scale, -k], axis=1)
+    g_loc, g_scale = lm.gumbel_from_lmoments(l1, l2)
+    gumbel = np.stack([g_loc, g_scale, np.zeros_like(g_loc)], axis=1)
+    ok = np.all(np.isfinite(start), axis=1) & np.isfinite(_gev_nll_grad(xs, start)[0])
+    return np.where(ok[:, None], start, gumbel)
+
+
+def fit_gev_ml(values: Any, *, unit: str | None = None) -> dict[str, Any]:
+    """Generalised extreme value distribution fitted by maximum likelihood, with standard errors.
+
+    Parameters
+    ----------
+    values : sequence of float
+        Annual maxima (at least 5; no NaN; not all equal).
+    unit : str, optional
+
+    Returns
+    -------
+    dict
+        ``method="gev_ml"``, ``ok``, ``distribution="gev"``, ``estimator``, ``n``, ``unit``,
+        ``parameters`` {mu, sigma, xi_coles, k (= -xi_coles)}, ``standard_errors`` {mu, sigma,
+        xi_coles}, ``covariance`` (3x3 in that order), ``neg_log_likelihood``, ``iterations``,
+        ``upper_bound`` / ``lower_bound``, ``reason`` when not ok, ``meta``.
+
+    Notes
+    -----
+    Coles (2001, sec. 3.3): the likelihood of ``G(z) = exp(-(1 + xi (z - mu)/sigma)^(-1/xi))`` is
+    maximised by a damped Newton iteration from the L-moment estimates; the covariance is the
+    inverse observed information. The fit is reported as failed when the scaled gradient does
+    not vanish, the shape reaches ``xi <= -1`` (the likelihood is then unbounded; Smith 1985),
+    or the observed information is not positive definite. For ``-1 < xi < -0.5`` the estimate
+    exists but its standard errors are not the usual asymptotic ones (Smith 1985); ``warnings``
+    says so.
+
+    References
+    ----------
+    Coles, S. (2001). An Introduction to Statistical Modeling of Extreme Values. Springer.
+    Smith, R.L. (1985). Maximum likelihood estimation in a class of nonregular cases.
+        Biometrika 72, 67-90.
+    """
+    params = resolved_parameters(fit_gev_ml, (values,), {"unit": unit})
+    x = lm.as_sample(values, min_n=5)
+    xs = np.sort(x)[None, :]
+    theta, nll, conv, iters = _gev_ml_solve(xs, _gev_ml_start(xs))
+    mu, sigma, xi = (float(v) for v in theta[0])
+    payload: dict[str, Any] = {
+        "method": "gev_ml",
+        "distribution": "gev",
+        "distribution_label": lm.DIST_LABELS["gev"],
+        "estimator": "maximum likelihood (Coles 2001)",
+        "n": int(x.size),
+        "unit": unit,
+        "iterations": iters,
+        "warnings": [],
+    }
+    srcs = [source("GEV maximum likelihood", citation=COLES_2001)]
+
+    def failed(reason: str) -> dict[str, Any]:
+        payload.update(ok=False, parameters=None, standard_errors=None, covariance=None,
+                       neg_log_likelihood=None, reason=reason)
+        return finish(payload, "gev_ml", params, srcs)
+
+    if xi <= -0.95 and not conv[0] or xi <= -1.0 + 1e-6:
+        return failed(f"the shape ran to xi = {xi:.3f}, towards xi <= -1 where the GEV likelihood is unbounded "
+                      "(Smith 1985): the sample has too short an upper tail for a GEV maximum-likelihood fit")
+    if not (conv[0] and math.isfinite(float(nll[0]))):
+        return failed(f"the likelihood maximisation did not converge in {iters} iterations "
+                      "(the gradient did not vanish, or the likelihood was not finite)")
+    H = _gev_hessian(xs, theta)[0]
+    try:
+        np.linalg.cholesky(H)
+        cov = np.linalg.inv(H)
+    except np.linalg.LinAlgError:
+        return failed("the observed information is not positive definite: the likelihood has no proper maximum here")
+    se = np.sqrt(np.diag(cov))
+    if xi < -0.5:
+        payload["warnings"].append(f"xi = {xi:.3f} < -0.5: the standard errors are not the usual asymptotic ones "
+                                   "(Smith 1985)")
+    payload.update(
+        ok=True,
+        parameters={"mu": mu, "sigma": sigma, "xi_coles": xi, "k": -xi},
+        standard_errors={"mu": float(se[0]), "sigma": float(se[1]), "xi_coles": float(se[2])},
+        covariance=cov.tolist(),
+        neg_log_likelihood=float(nll[0]),
+        upper_bound=mu - sigma / xi if xi < 0 else None,
+        lower_bound=mu - sigma / xi if xi > 0 else None,
+    )
+    return finish(payload, "gev_ml", params, srcs)
+
+
+def _refit_gev_ml(fit: dict[str, Any], xs: np.ndarray) -> tuple:
+    theta, _, conv, _ = _gev_ml_solve(xs, _gev_ml_start(xs), max_iter=100)
+    ok = conv & (theta[:, 2] > -1.0)
+    theta = np.where(ok[:, None], theta, np.nan)
+    return theta[:, 0], theta[:, 1], -theta[:, 2]
+
+
+def delta_method_band(fit: dict[str, Any], return_periods: Any, *, confidence: float = 0.95) -> dict[str, Any]:
+    """Normal-approximation band of the return levels of a maximum-likelihood GEV fit.
+
+    ``se(z_T)^2 = grad(z_T)' V grad(z_T)`` with V the inverse observed information and the
+    gradient of ``z_T = mu - sigma/xi (1 - y^-xi)``, ``y = -ln(1 - 1/T)`` (Coles 2001, eq. 3.10).
+
+    Returns
+    -------
+    dict
+        ``method="delta_method_band"``, ``ok``, ``return_periods``, ``return_levels``, ``se``,
+        ``lower``, ``upper``, ``confidence``, ``meta``.
+    """
+    params = resolved_parameters(delta_method_band, (fit, return_periods), {"confidence": confidence})
+    T = _periods(return_periods)
+    if not (0.0 < float(confidence) < 1.0):
+        raise InputError.bad_value("confidence", confidence, "a probability strictly between 0 and 1, e.g. 0.95")
+    if not isinstance(fit, dict) or fit.get("method") != "gev_ml":
+        raise InputError.bad_value("fit", fit.get("method") if isinstance(fit, dict) else fit,
+                                   "a fit made by fit_gev_ml (the band needs its covariance)")
+    base = {"method": "delta_method_band", "fit_method": "gev_ml", "return_periods": T.tolist(),
+            "confidence": float(confidence)}
+    if not fit.get("ok") or not fit.get("covariance"):
+        none = [None] * T.size
+        return finish({**base, "ok": False, "reason": "the fit is not ok", "return_levels": none, "se": none,
+                       "lower": none, "upper": none}, "delta_method_band", params)
+    p = fit["parameters"]
+    mu, sigma, xi = p["mu"], p["sigma"], p["xi_coles"]
+    xi = xi if abs(xi) >= _XI_EPS else math.copysign(_XI_EPS, xi if xi != 0 else 1.0)
+    y = -np.log1p(-1.0 / T)
+    yx = y ** (-xi)
+    z = mu - sigma / xi * (1.0 - yx)
+    grad = np.stack([np.ones_like(y), -(1.0 - yx) / xi, sigma / xi**2 * (1.0 - yx) - sigma / xi * yx * np.log(y)], axis=1)
+    V = np.asarray(fit["covariance"], dtype=float)
+    se = np.sqrt(np.einsum("ti,ij,tj->t", grad, V, grad))
+    from scipy.special import ndtri
+
+    zq = float(ndtri(0.5 + float(confidence) / 2.0))
+    payload = {**base, "ok": True, "return_levels": z.tolist(), "se": se.tolist(),
+               "lower": (z - zq * se).tolist(), "upper": (z + zq * se).tolist()}
+    return finish(payload, "delta_method_band", params, [source("delta method", citation=COLES_2001)])
 
 
 # --------------------------------------------------------------------------------------------
@@ -496,8 +606,8 @@ def _refit(fit: dict[str, Any], d: str, samples: np.ndarray) -> tuple:
     """Refit every row of ``samples`` with the estimator that made ``fit``."""
     method = fit.get("method")
     xs = np.sort(samples, axis=-1)
-    if method in _LMOMENT_FITS:
-        return _LMOMENT_FITS[method][4](xs)
+    if method in lm.LMOMENT_FITS:
+        return lm.LMOMENT_FITS[method][4](xs)
     if method == "lp3_moments":
         base = fit["parameters"].get("log_base", 10.0)
         return (*_log_moments(xs, base), np.full(xs.shape[:-1], base))
@@ -505,11 +615,11 @@ def _refit(fit: dict[str, Any], d: str, samples: np.ndarray) -> tuple:
     if extra is not None:
         return extra(fit, xs)
     raise InputError.bad_value("fit['method']", method, "a fit that bootstrap_band can refit: "
-                               + ", ".join([*_LMOMENT_FITS, "lp3_moments", *_EXTRA_REFITS]))
+                               + ", ".join([*lm.LMOMENT_FITS, "lp3_moments", *_EXTRA_REFITS]))
 
 
 # Other modules (maximum likelihood) register their vectorised refits here.
-_EXTRA_REFITS: dict[str, Callable[[dict[str, Any], np.ndarray], tuple]] = {}
+_EXTRA_REFITS: dict[str, Callable[[dict[str, Any], np.ndarray], tuple]] = {"gev_ml": _refit_gev_ml}
 
 
 def bootstrap_band(
@@ -630,8 +740,9 @@ def goodness_of_fit(fit: dict[str, Any], values: Any) -> dict[str, Any]:
 # The whole analysis
 # --------------------------------------------------------------------------------------------
 
-DISTRIBUTIONS = ("gev_lmoments", "gumbel_lmoments", "glo_lmoments", "pe3_lmoments", "lp3_moments")
-DistributionId = Literal["gev_lmoments", "gumbel_lmoments", "glo_lmoments", "pe3_lmoments", "lp3_moments"]
+DISTRIBUTIONS = ("gev_lmoments", "gumbel_lmoments", "glo_lmoments", "pe3_lmoments", "lp3_moments", "gev_ml", "lp3_ema")
+DistributionId = Literal["gev_lmoments", "gumbel_lmoments", "glo_lmoments", "pe3_lmoments", "lp3_moments", "gev_ml",
+                         "lp3_ema"]
 
 
 def _fit_by_id(method_id: str, x: np.ndarray, unit: str | None) -> dict[str, Any]:
@@ -645,6 +756,12 @@ def _fit_by_id(method_id: str, x: np.ndarray, unit: str | None) -> dict[str, Any
         return fit_pe3_lmoments(x, unit=unit)
     if method_id == "lp3_moments":
         return fit_lp3_moments(x, unit=unit)
+    if method_id == "gev_ml":
+        return fit_gev_ml(x, unit=unit)
+    if method_id == "lp3_ema":
+        from aquascope_core.methods.bulletin17c import fit_lp3_ema
+
+        return fit_lp3_ema(x, skew_option="station", unit=unit)
     raise InputError.bad_value("distributions", method_id, "ids among " + ", ".join(DISTRIBUTIONS))
 
 
@@ -668,9 +785,12 @@ def flood_frequency(
         Return periods in years, each > 1.
     distributions : sequence of str
         Fit ids, among ``gev_lmoments``, ``gumbel_lmoments``, ``glo_lmoments``, ``pe3_lmoments``,
-        ``lp3_moments``.
+        ``lp3_moments``, ``gev_ml``, ``lp3_ema`` (Bulletin 17C EMA on the systematic record with
+        the at-site skew and the multiple Grubbs-Beck test; for historical floods and regional skew
+        call :func:`aquascope_core.methods.bulletin17c.fit_lp3_ema` directly).
     n_bootstrap : int
-        Parametric bootstrap resamples per fit (0: no band).
+        Parametric bootstrap resamples per fit (0: no band). ``lp3_ema`` gets the EMA's own
+        first-order limits instead.
     confidence : float
         Two-sided coverage of the bands.
     seed : int
@@ -718,7 +838,13 @@ def flood_frequency(
         f["ci"] = None
         f["goodness_of_fit"] = None
         if f.get("ok"):
-            if n_bootstrap:
+            if method_id == "lp3_ema":
+                from aquascope_core.methods.bulletin17c import ema_confidence_band
+
+                band = ema_confidence_band(f, T, confidence=confidence)
+                f["ci"] = {k: band.get(k) for k in ("ok", "lower", "upper", "confidence", "reason") if k in band}
+                f["ci"]["method"] = "ema_first_order"
+            elif n_bootstrap:
                 band = bootstrap_band(f, int(x.size), T, n_resamples=int(n_bootstrap), confidence=confidence,
                                       seed=seed)
                 f["ci"] = {k: band.get(k) for k in ("ok", "lower", "upper", "median", "confidence", "n_resamples",

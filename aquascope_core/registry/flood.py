@@ -18,7 +18,12 @@ _B17B = (
 )
 _FEH = "Robson, A. and Reed, D. (1999) Flood Estimation Handbook, vol. 3: Statistical procedures for flood frequency estimation. Institute of Hydrology, Wallingford."
 _COLES = "Coles, S. (2001) An Introduction to Statistical Modeling of Extreme Values. Springer, London, ch. 3."
+_B17C = (
+    "England, J.F. Jr. et al. (2018, v1.1 2019) Guidelines for determining flood flow frequency, Bulletin 17C. "
+    "U.S. Geological Survey Techniques and Methods 4-B5, https://doi.org/10.3133/tm4B5"
+)
 _FF = "aquascope_core.methods.flood_frequency"
+_B17 = "aquascope_core.methods.bulletin17c"
 
 METHODS: list[MethodPrecondition] = [
     MethodPrecondition(
@@ -106,5 +111,59 @@ METHODS: list[MethodPrecondition] = [
         problems=("flood_risk",),
         notes="Bulletin 17B asks for at least 10 years; the at-site skew of a short record is so uncertain "
         "that the Bulletin weights it with a regional skew (use lp3_ema for that). Needs flows > 0.",
+    ),
+    MethodPrecondition(
+        id="gev_ml",
+        label="Generalised extreme value distribution fitted by maximum likelihood",
+        variable="discharge",
+        citation=_COLES,
+        function=f"{_FF}.fit_gev_ml",
+        tool="flood_frequency",
+        min_years=30,
+        marginal_years=20,
+        resolution="daily",
+        max_return_period_factor=3,
+        problems=("flood_risk",),
+        notes="Gives standard errors and delta-method bands; in records shorter than about 30 years the "
+        "shape estimate is erratic (Hosking, Wallis and Wood 1985) and L-moments are preferred.",
+    ),
+    MethodPrecondition(
+        id="lp3_ema",
+        label="Log-Pearson type III by the expected moments algorithm (Bulletin 17C)",
+        variable="discharge",
+        citation=_B17C,
+        function=f"{_B17}.fit_lp3_ema",
+        tool="flood_frequency",
+        min_years=25,
+        marginal_years=10,
+        resolution="daily",
+        max_return_period_factor=3,
+        problems=("flood_risk",),
+        notes="The U.S. federal standard: historical floods and perception thresholds, the multiple Grubbs-Beck "
+        "low-outlier test and a weighted regional skew. Bulletin 17C asks for at least 10 years of systematic "
+        "record; the factor applies to the record length including the historical period.",
+    ),
+    MethodPrecondition(
+        id="multiple_grubbs_beck",
+        label="Multiple Grubbs-Beck test for potentially influential low floods",
+        variable="discharge",
+        citation="Cohn, T.A. et al. (2013) Water Resources Research 49(8), 5047-5058; " + _B17C,
+        function=f"{_B17}.multiple_grubbs_beck",
+        tool="flood_frequency",
+        min_years=10,
+        marginal_years=10,
+        resolution="daily",
+        problems=("flood_risk",),
+    ),
+    MethodPrecondition(
+        id="regional_skew",
+        label="Published USGS regional skew for Bulletin 17C skew weighting",
+        variable=None,
+        citation="The state's USGS regional skew study, as cited in each row of "
+        "aquascope_core/methods/data/usgs_regional_skew.csv",
+        function=f"{_B17}.regional_skew",
+        tool="regional_skew",
+        problems=("flood_risk",),
+        notes="United States only; refuses states whose table row has no published (verified) value.",
     ),
 ]

@@ -344,3 +344,76 @@ def test_registry_rows_point_at_real_functions():
     assert assess_method("gev_lmoments", ctx)["status"] == "marginal"
     ctx["years_by_variable"]["discharge"] = 8
     assert assess_method("gev_lmoments", ctx)["status"] == "not_defensible"
+
+
+# --- GEV by maximum likelihood ------------------------------------------------------------------------
+
+def test_gev_ml_port_pirie(reference_cases, port_pirie):
+    """GEV by maximum likelihood for Port Pirie, to 1e-3 relative.
+
+    Source: Coles (2001) section 3.4.1; R ismev 1.43 gev.fit (cases.json port_pirie_gev_ml).
+    """
+    case = reference_cases["port_pirie_gev_ml"]
+    exp = case["expected"]
+    before = port_pirie.copy()
+    fit = ff.fit_gev_ml(port_pirie, unit="m")
+    assert np.array_equal(port_pirie, before)
+    assert fit["ok"] and fit["method"] == "gev_ml" and fit["distribution"] == "gev"
+    p = fit["parameters"]
+    assert p["mu"] == pytest.approx(exp["mu"], rel=1e-3)
+    assert p["sigma"] == pytest.approx(exp["sigma"], rel=1e-3)
+    assert p["xi_coles"] == pytest.approx(exp["xi_coles"], rel=1e-3)
+    assert p["k"] == -p["xi_coles"]
+    assert fit["neg_log_likelihood"] == pytest.approx(exp["neg_log_likelihood"], rel=1e-3)
+    assert ff.return_levels(fit, [10, 100]) == pytest.approx([exp["return_level_10"], exp["return_level_100"]], rel=1e-3)
+    # Coles (2001) p. 59: standard errors 0.028, 0.020, 0.098
+    se = fit["standard_errors"]
+    assert [round(se["mu"], 3), round(se["sigma"], 3), round(se["xi_coles"], 3)] == [0.028, 0.020, 0.098]
+
+
+def test_gev_ml_delta_method_band_matches_coles(reference_cases, port_pirie):
+    """95 % delta-method intervals of the 10- and 100-year levels: [4.19, 4.41] and [4.38, 5.00] (Coles 2001, p. 60)."""
+    pub = reference_cases["port_pirie_gev_ml"]["published_rounded"]
+    band = ff.delta_method_band(ff.fit_gev_ml(port_pirie), [10, 100], confidence=0.95)
+    assert band["ok"]
+    # published to two decimals (Coles' own covariance came from a numerical Hessian): within 0.01 m
+    assert [band["lower"][0], band["upper"][0]] == pytest.approx(pub["rl10_ci95"], abs=0.01)
+    assert [band["lower"][1], band["upper"][1]] == pytest.approx(pub["rl100_ci95"], abs=0.01)
+    with pytest.raises(InputError, match="fit_gev_ml"):
+        ff.delta_method_band(ff.fit_gev_lmoments(port_pirie), [10])
+
+
+def test_gev_ml_agrees_with_scipy(port_pirie):
+    """scipy.stats.genextreme.fit reaches the same maximum (its shape c = -xi)."""
+    from scipy import stats
+
+    c, loc, scale = stats.genextreme.fit(port_pirie)
+    fit = ff.fit_gev_ml(port_pirie)
+    assert fit["parameters"]["mu"] == pytest.approx(loc, rel=1e-4)
+    assert fit["parameters"]["xi_coles"] == pytest.approx(-c, abs=1e-4)
+    nll_scipy = -np.sum(stats.genextreme.logpdf(port_pirie, c, loc, scale))
+    assert fit["neg_log_likelihood"] <= nll_scipy + 1e-9
+
+
+def test_gev_ml_bootstrap_band(port_pirie):
+    fit = ff.fit_gev_ml(port_pirie)
+    band = ff.bootstrap_band(fit, 65, [10, 100], n_resamples=300, seed=3)
+    assert band["ok"] and band["n_failed"] <= 15
+    delta = ff.delta_method_band(fit, [10, 100], confidence=0.90)
+    # the bootstrap and the delta method agree on the width of the 10-year band within 25 %
+    assert band["upper"][0] - band["lower"][0] == pytest.approx(delta["upper"][0] - delta["lower"][0], rel=0.25)
+
+
+def test_gev_ml_reports_failure_with_reason():
+    fit = ff.fit_gev_ml([1.0, 2.0, 3.0, 4.0, 5.0])
+    assert fit["ok"] is False and fit["parameters"] is None
+    assert "unbounded" in fit["reason"]
+    assert ff.return_levels(fit, [10]) == [None]
+    with pytest.raises(InsufficientDataError):
+        ff.fit_gev_ml([1.0, 2.0, 3.0])
+
+
+def test_flood_frequency_with_gev_ml(port_pirie):
+    out = ff.flood_frequency(port_pirie, distributions=("gev_ml", "gev_lmoments"), n_bootstrap=100)
+    assert out["fits"]["gev_ml"]["ok"] and out["fits"]["gev_ml"]["ci"]["ok"]
+    assert out["fits"]["gev_ml"]["standard_errors"]["xi_coles"] > 0
