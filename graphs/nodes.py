@@ -236,8 +236,9 @@ def review(state: CrewState) -> Command[Literal["analysts", "consultant", "revie
                                                 "messages": ws.to_dict()["messages"], "status": "running"})
     if kind == "response":
         request = dict(state.get("request") or {})
-        request["text"] = f"{request.get('text', '')}. {resp['args']}"
+        request["answers"] = str(resp["args"] or "")
         brief = {k: v for k, v in (state.get("brief") or {}).items() if k not in ("ready", "questions")}
+        brief["feedback"] = [*(brief.get("feedback") or []), request["answers"]]
         return Command(goto="consultant", update={"request": request, "brief": brief})
     return Command(goto="review")
 

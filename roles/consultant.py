@@ -51,7 +51,7 @@ def choose_playbook(text: str) -> tuple[str | None, dict[str, int]]:
 
 def _return_period(text: str) -> int | None:
     low = text.lower().replace(",", "")
-    m = re.search(r"(\d+(?:\.\d+)?)\s*-?\s*(?:year|yr|y)\b", low)
+    m = re.search(r"(\d+(?:\.\d+)?)\s*-?\s*(?:years?|yrs?|y)\b", low)
     if m:
         return int(float(m.group(1)))
     m = re.search(r"\b1\s*(?:in|/)\s*(\d+)\b", low)
@@ -162,6 +162,8 @@ def consultant(ws: Workspace, text: str | None = None, *, answers: Mapping[str, 
         "ready": ready,
         "source": source,
     }
+    if prior.get("feedback"):
+        ws.brief["feedback"] = list(prior["feedback"])
     if ready:
         ws.say(ROLE, f"Brief: {pb.get('title')}. " + (" ".join(f"{a}." for a in assumed) if assumed else ""),
                kind="text", payload={"brief": ws.brief})

@@ -1,0 +1,68 @@
+"""The `aquascope` command as a new user runs it: in its own process, with its own AQUASCOPE_HOME."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+TEXT = "Design flow for a road crossing, 100-year"
+
+
+def aquascope(*args: str, home: Path, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    env = {**os.environ, "AQUASCOPE_HOME": str(home)}
+    env.pop("AQUASCOPE_LIVE", None)
+    return subprocess.run([sys.executable, "-m", "graphs.cli", *args], capture_output=True, text=True, env=env,
+                          cwd=str(cwd or ROOT), timeout=300)
+
+
+def test_stop_at_the_plan_then_resume_from_a_new_process(tmp_path):
+    out = tmp_path / "study"
+    first = aquascope("studio", TEXT, "--lat", "41.10", "--lon", "-74.96", "--out", str(out), home=tmp_path)
+    assert first.returncode == 0, first.stderr
+    assert "## Plan: Design flood at Flat Brook" in first.stdout
+    study_id = re.search(r"--resume (st-[0-9a-f]+)", first.stdout).group(1)
+    assert not out.exists()  # nothing is run before approval
+    second = aquascope("studio", "--resume", study_id, "--yes", home=tmp_path)
+    assert second.returncode == 0, second.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["report.md", "study.yaml", "workspace.json"]
+    report = (out / "report.md").read_text()
+    assert "Flat Brook near Flatbrookville" in report and "GEV (L-moments)" in report and "log-Pearson III" in report
+    ws = json.loads((out / "workspace.json").read_text())
+    assert ws["id"] == study_id and ws["status"] == "done"
+    # replaying the study file gives the same gates, with no model and no graph
+    replay = aquascope("run", str(out / "study.yaml"), "-q", home=tmp_path)
+    assert replay.returncode == 0, replay.stderr
+    gates = json.loads(replay.stdout)["results"]["s3"]["gates"]
+    assert [g["seen"] for g in gates] == [g["seen"] for g in ws["run"]["results"]["s3"]["gates"]]
+
+
+@pytest.mark.parametrize("args,code,message", [
+    (["studio", TEXT, "--lat", "30", "--lon", "-40", "--yes"], 3, "No discharge record of at least 10 years"),
+    (["studio", TEXT, "--lat", "95", "--lon", "0", "--yes"], 2, "lat=95.0 is not valid: decimal degrees in [-90, 90]"),
+    (["studio", "", "--lat", "41.1", "--lon", "-74.96", "--yes"], 2, "the problem text is empty"),
+    (["studio", TEXT, "--yes"], 2, "a new study needs a site"),
+    (["studio", "--resume", "st-000000000000", "--yes"], 2, "no study 'st-000000000000'"),
+    (["studio", "tell me a joke", "--lat", "41.1", "--lon", "-74.96", "--yes"], 3, "does not match any study"),
+    (["run", "no-such-study.yaml"], 2, "no study file at"),
+])
+def test_bad_input_ends_with_a_clear_message_and_a_non_zero_exit(tmp_path, args, code, message):
+    res = aquascope(*args, home=tmp_path, cwd=tmp_path)
+    assert res.returncode == code, (res.stdout, res.stderr)
+    assert message in res.stderr
+    assert "Traceback" not in res.stderr
+
+
+def test_assess_and_playbooks(tmp_path):
+    res = aquascope("assess", "41.10", "-74.96", "--problem", "flood_risk", home=tmp_path)
+    assert res.returncode == 0 and "usgs 01440000" in res.stdout and "defensible" in res.stdout
+    res = aquascope("playbooks", "list", home=tmp_path)
+    assert res.returncode == 0 and "flood_risk" in res.stdout
+    res = aquascope("playbooks", "show", "flood_risk", home=tmp_path)
+    assert json.loads(res.stdout)["id"] == "flood_risk"
