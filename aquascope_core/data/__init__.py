@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from aquascope_core.data.base import Source, haversine_km, validate_point
 from aquascope_core.data.catalogue import Catalogue, catalogue, get_source, source_names
+from aquascope_core.data.ingest import UploadSource, ingest  # binds the function over the submodule's name
 from aquascope_core.data.store import embedded_table
 
 __all__ = [
@@ -31,14 +32,3 @@ __all__ = [
     "ingest",
     "UploadSource",
 ]
-
-_LAZY = {"ingest": ("aquascope_core.data.ingest", "ingest"), "UploadSource": ("aquascope_core.data.ingest", "UploadSource")}
-
-
-def __getattr__(name: str):
-    if name in _LAZY:
-        import importlib
-
-        mod, attr = _LAZY[name]
-        return getattr(importlib.import_module(mod), attr)
-    raise AttributeError(f"module 'aquascope_core.data' has no attribute {name!r}")

@@ -198,7 +198,14 @@ class Catalogue(Source):
 
     def _holders(self, station_id: Any) -> list[tuple[OfflineSource, str]]:
         normalise_id(station_id)  # InputError for a non-string id
-        return [(src, sid) for src in self.sources.values() if (sid := src._resolve(station_id)) is not None]
+        # An alias known to one source ("leaf_river") names the place in all of them ("02472000").
+        canonical = [sid for src in self.sources.values() if (sid := src._resolve(station_id)) is not None]
+        out = []
+        for src in self.sources.values():
+            sid = src._resolve(station_id) or next((c for c in canonical if src._resolve(c) is not None), None)
+            if sid is not None:
+                out.append((src, src._resolve(sid)))
+        return out
 
     def _known(self, station_id: Any) -> list[tuple[OfflineSource, str]]:
         holders = self._holders(station_id)

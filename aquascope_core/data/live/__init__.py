@@ -1,15 +1,46 @@
-"""Live data sources (opt-in): USGS Water Data, UK EA hydrology, Open-Meteo ERA5 and GloFAS."""
+"""Live data sources, opt-in: USGS Water Data, UK EA hydrology, Open-Meteo ERA5 and GloFAS.
+
+Live mode is OFF unless both hold:
+
+1. the caller asks for it: ``get_source("usgs_live", live=True)`` (or an adapter built with ``live=True``);
+2. the environment sets ``AQUASCOPE_LIVE=1``.
+
+With either missing, every request raises :class:`~aquascope_core.errors.SourceError` before a socket
+is opened (and the on-disk cache is not read either). A failed request raises ``SourceError`` saying
+what failed (``DataNotFoundError`` when the service answers that the station or the data is not there);
+callers decide whether to go on with the embedded catalogue.
+
+Every adapter takes ``client=`` (an ``httpx.Client``) or ``transport=`` so tests can use
+``httpx.MockTransport``; answers are cached under ``$AQUASCOPE_HOME/cache/<source>/`` (default
+``~/.aquascope/cache``) and the retrieval time is the provenance row's ``accessed``.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
+from aquascope_core.data.live.http import LIVE_ENV, live_enabled
 from aquascope_core.errors import SourceError
 
-__all__ = ["LIVE_SOURCES", "live_source"]
+__all__ = ["LIVE_SOURCES", "LIVE_ENV", "live_enabled", "live_source"]
 
-LIVE_SOURCES: tuple[str, ...] = ()
+LIVE_SOURCES: tuple[str, ...] = ("usgs_live", "ea_hydrology", "open_meteo_era5", "glofas")
 
 
 def live_source(name: str, *, live: bool = False, **options: Any):
-    raise SourceError(f"live source {name!r} is not available")
+    """The live adapter ``name`` (see :data:`LIVE_SOURCES`); refused unless live mode is on."""
+    if not live_enabled(live):
+        raise SourceError(
+            f"live source {name!r} is off: live mode needs live=True from the caller AND {LIVE_ENV}=1 in the environment",
+            recovery="Run offline on the embedded catalogue, or enable live mode as the message says.")
+    if name == "usgs_live":
+        from aquascope_core.data.live.usgs import UsgsLive as cls
+    elif name == "ea_hydrology":
+        from aquascope_core.data.live.ea import EaHydrologyLive as cls
+    elif name == "open_meteo_era5":
+        from aquascope_core.data.live.open_meteo import OpenMeteoEra5Live as cls
+    elif name == "glofas":
+        from aquascope_core.data.live.open_meteo import GlofasLive as cls
+    else:
+        raise SourceError(f"no live source called {name!r}; known: {', '.join(LIVE_SOURCES)}")
+    return cls(live=True, **options)

@@ -205,3 +205,9 @@ def test_upload_source_without_and_with_a_position():
     with pytest.raises(InputError):
         src.add(d, lat=95.0, lon=0.0)
     assert src.find_stations("gauge")[0]["station_id"] == "my_gauge"
+
+
+def test_package_exports_the_function_not_the_module():
+    from aquascope_core import data
+
+    assert callable(data.ingest) and data.ingest is ingest and data.UploadSource is UploadSource

@@ -1,0 +1,141 @@
+"""UK Environment Agency hydrology API (England): flow stations near a point, daily mean flow.
+
+``https://environment.data.gov.uk/hydrology``:
+
+- ``/id/stations.json?observedProperty=waterFlow&lat=..&long=..&dist=<km>``: items with ``notation``
+  (the station id used here), ``label``, ``lat``, ``long``, ``catchmentArea`` (km2), ``riverName``;
+- ``/id/stations/<id>.json``: one station;
+- ``/id/measures/<id>-flow-m-86400-m3s-qualified/readings.json?mineq-date=..&maxeq-date=..``: items with
+  ``date``, ``value`` (m3/s), ``quality`` (Good, Estimated, Suspect, Unchecked, Missing), ``completeness``.
+
+Readings without a value or with quality ``Missing`` are gaps (dropped, counted); the other quality
+flags are counted in ``attrs["quality"]``. Open Government Licence v3.0.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from aquascope_core.data.base import haversine_km, station_row, validate_query, variable_entry
+from aquascope_core.data.live.common import LiveSource
+from aquascope_core.data.stations import finish_series
+from aquascope_core.errors import DataNotFoundError, InputError, SourceError
+
+__all__ = ["EaHydrologyLive"]
+
+
+def _items(body: Any, what: str) -> list[dict[str, Any]]:
+    if not isinstance(body, dict) or not isinstance(body.get("items"), list):
+        raise SourceError(f"ea_hydrology: {what}: the answer has no 'items' list")
+    return body["items"]
+
+
+def _first(value: Any) -> Any:
+    return value[0] if isinstance(value, list) and value else value
+
+
+class EaHydrologyLive(LiveSource):
+    """Environment Agency hydrology data (see the module docstring)."""
+
+    name = "ea_hydrology"
+    title = "Environment Agency Hydrology Data Explorer API (daily mean flow)"
+    base_url = "https://environment.data.gov.uk/hydrology"
+    citation = "Environment Agency, Hydrology Data Explorer API, https://environment.data.gov.uk/hydrology (OGL v3.0)."
+    licence = "Open Government Licence v3.0"
+
+    @staticmethod
+    def _station_id(station_id: Any) -> str:
+        if not isinstance(station_id, str) or not station_id.strip() or "/" in station_id:
+            raise InputError.bad_value("station_id", station_id, "an EA station notation (a GUID from stations_near)")
+        return station_id.strip()
+
+    def _row(self, item: dict[str, Any], distance_km: float | None) -> dict[str, Any]:
+        sid = str(_first(item.get("notation")) or str(item.get("@id", "")).rsplit("/", 1)[-1])
+        area = _first(item.get("catchmentArea"))
+        lat, lon = _first(item.get("lat")), _first(item.get("long"))
+        variables = [variable_entry("discharge", "m3/s", "daily", source=self.name, offline=False, live=self.name,
+                                    note="daily mean flow (measure <id>-flow-m-86400-m3s-qualified)")]
+        return station_row(source=self.name, station_id=sid, name=str(_first(item.get("label")) or sid),
+                           lat=float(lat) if lat is not None else None, lon=float(lon) if lon is not None else None,
+                           distance_km=distance_km, area_km2=float(area) if area not in (None, "") else None,
+                           regulation=None, variables=variables,
+                           url=f"https://environment.data.gov.uk/hydrology/station/{sid}")
+
+    def stations_near(self, lat: float, lon: float, *, radius_km: float = 50.0, limit: int | None = 20,
+                      variable: str | None = None) -> list[dict[str, Any]]:
+        lat, lon, radius_km, limit = validate_query(lat, lon, radius_km, limit)
+        if variable not in (None, "discharge"):
+            return []
+        body, _ = self.http.get_json(f"{self.base_url}/id/stations.json",
+                                     {"observedProperty": "waterFlow", "lat": f"{lat:.5f}", "long": f"{lon:.5f}",
+                                      "dist": f"{radius_km:g}", "_limit": 500}, what=f"flow stations within {radius_km:g} km",
+                                     check=lambda b: _items(b, "stations"))
+        rows = []
+        for item in _items(body, "stations"):
+            la, lo = _first(item.get("lat")), _first(item.get("long"))
+            if la is None or lo is None:
+                continue
+            d = float(haversine_km(lat, lon, float(la), float(lo)))
+            if d <= radius_km:
+                rows.append(self._row(item, d))
+        rows.sort(key=lambda r: (r["distance_km"], r["station_id"]))
+        return rows[:limit] if limit is not None else rows
+
+    def describe_station(self, station_id: str) -> dict[str, Any]:
+        sid = self._station_id(station_id)
+        url = f"{self.base_url}/id/stations/{sid}.json"
+        body, accessed = self.http.get_json(url, None, what=f"station {sid}", check=lambda b: _items(b, f"station {sid}"))
+        items = _items(body, f"station {sid}")
+        if not items:
+            raise DataNotFoundError(f"ea_hydrology has no station {sid!r}", argument="station_id", value=station_id)
+        item = items[0]
+        row = self._row(item, None)
+        return {**row, "aliases": [str(_first(item.get("wiskiID")))] if item.get("wiskiID") else [], "state": None,
+                "huc8": None, "drainage_area_sqmi": None, "drainage_area_km2": row["area_km2"], "citation": self.citation,
+                "datasets": [self.provenance(url, accessed, station_id=sid)],
+                "attributes": {k: _first(item.get(k)) for k in ("riverName", "wiskiID", "dateOpened", "stationGuid")
+                               if k in item}}
+
+    def fetch_series(self, station_id: str, variable: str, *, start: Any = None, end: Any = None) -> pd.Series:
+        sid = self._station_id(station_id)
+        if variable != "discharge":
+            raise DataNotFoundError(f"ea_hydrology serves daily mean 'discharge' only, not {variable!r}",
+                                    argument="variable", value=variable)
+        measure = f"{sid}-flow-m-86400-m3s-qualified"
+        url = f"{self.base_url}/id/measures/{measure}/readings.json"
+        params: dict[str, Any] = {"_limit": 2000000}
+        if start is not None:
+            params["mineq-date"] = pd.Timestamp(start).date().isoformat()
+        if end is not None:
+            params["maxeq-date"] = pd.Timestamp(end).date().isoformat()
+        body, accessed = self.http.get_json(url, params, what=f"daily mean flow at {sid}",
+                                            check=lambda b: _items(b, f"daily mean flow at {sid}"))
+        items = _items(body, f"daily mean flow at {sid}")
+        dates, values, quality = [], [], {}
+        for it in items:
+            q = str(it.get("quality") or "unknown")
+            quality[q] = quality.get(q, 0) + 1
+            v = it.get("value")
+            day = it.get("date") or (str(it.get("dateTime"))[:10] if it.get("dateTime") else None)
+            if v is None or q == "Missing" or day is None:
+                continue
+            try:
+                values.append(float(v))
+            except (TypeError, ValueError):
+                raise SourceError(f"ea_hydrology: flow at {sid}: value {v!r} on {day} is not a number") from None
+            dates.append(pd.Timestamp(day))
+        if not values:
+            raise DataNotFoundError(f"ea_hydrology: no daily mean flow at {sid}"
+                                    + (f" between {start} and {end}" if start or end else ""),
+                                    argument="station_id", value=station_id)
+        s = pd.Series(np.asarray(values, float), index=pd.DatetimeIndex(dates)).sort_index()
+        if s.index.has_duplicates:
+            raise SourceError(f"ea_hydrology: flow at {sid} repeats dates: "
+                              + ", ".join(str(d.date()) for d in s.index[s.index.duplicated()][:5]))
+        return finish_series(s, variable="discharge", unit="m3/s", resolution="daily", source=self.name, station_id=sid,
+                             name=sid, provenance=self.provenance(url, accessed, station_id=sid, measure=measure),
+                             start=start, end=end, note="EA daily mean flow (qualified); quality flags counted",
+                             extra={"quality": quality})

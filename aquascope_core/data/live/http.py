@@ -1,0 +1,206 @@
+"""The HTTP layer of the live sources: the opt-in gate, timeouts, retries, a polite User-Agent, a disk cache.
+
+Live mode is on only when BOTH the caller asks for it (``live=True``) AND the environment sets
+``AQUASCOPE_LIVE=1``. Otherwise :meth:`LiveHttp.get_json` raises :class:`SourceError` before any
+socket is opened; a cached answer is not served either, so "off" means off.
+
+Requests retry on 429 and 5xx answers and on timeouts and connection errors, with exponential
+backoff (``backoff_s * 2**attempt``), honouring ``Retry-After`` (seconds or an HTTP date) up to
+``max_wait_s``. Successful JSON answers are cached on disk under ``$AQUASCOPE_HOME/cache/<source>/``
+(default ``~/.aquascope/cache``), keyed by the URL and its parameters, with the time they were
+retrieved; that time is the ``accessed`` of the provenance row.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import hashlib
+import json
+import logging
+import os
+import time
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+import httpx
+
+from aquascope_core import __version__
+from aquascope_core.errors import DataNotFoundError, SourceError
+from aquascope_core.result import utc_now
+
+__all__ = ["LiveHttp", "live_enabled", "cache_root", "USER_AGENT", "LIVE_ENV"]
+
+logger = logging.getLogger(__name__)
+
+LIVE_ENV = "AQUASCOPE_LIVE"
+USER_AGENT = f"aquascope/{__version__} (hydrology study engine; python-httpx)"
+DEFAULT_TIMEOUT = httpx.Timeout(connect=10.0, read=60.0, write=10.0, pool=10.0)
+
+
+def live_enabled(live: bool) -> bool:
+    """True only when the caller passed ``live=True`` and ``AQUASCOPE_LIVE=1`` is set."""
+    return bool(live) and os.environ.get(LIVE_ENV, "").strip() == "1"
+
+
+def cache_root() -> Path:
+    """``$AQUASCOPE_HOME/cache`` (default ``~/.aquascope/cache``)."""
+    home = os.environ.get("AQUASCOPE_HOME")
+    return (Path(home) if home else Path.home() / ".aquascope") / "cache"
+
+
+def _retry_after(response: httpx.Response) -> float | None:
+    value = response.headers.get("Retry-After")
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+class LiveHttp:
+    """GET JSON from one service, politely, with retries and a cache.
+
+    Parameters
+    ----------
+    source : the live source's name (used in messages and as the cache folder).
+    live : the caller's opt-in; see :func:`live_enabled`.
+    client : an ``httpx.Client`` to use (tests inject one with ``httpx.MockTransport``).
+    transport : an ``httpx`` transport for the client built here (when ``client`` is not given).
+    cache_dir : where answers are cached (default ``cache_root() / source``); ``use_cache=False`` turns it off.
+    max_age_s : how old a cached answer may be before it is fetched again (default one week).
+    sleep : how to wait between retries (tests pass a recorder).
+    """
+
+    def __init__(self, source: str, *, live: bool = False, client: httpx.Client | None = None,
+                 transport: httpx.BaseTransport | None = None, timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
+                 retries: int = 3, backoff_s: float = 1.0, max_wait_s: float = 60.0,
+                 cache_dir: str | Path | None = None, use_cache: bool = True, max_age_s: float = 7 * 86400.0,
+                 sleep: Callable[[float], None] = time.sleep) -> None:
+        self.source = source
+        self.live = live
+        self._client = client
+        self._transport = transport
+        self.timeout = timeout
+        self.retries = int(retries)
+        self.backoff_s = float(backoff_s)
+        self.max_wait_s = float(max_wait_s)
+        self.cache_dir = Path(cache_dir) if cache_dir is not None else None
+        self.use_cache = use_cache
+        self.max_age_s = max_age_s
+        self.sleep = sleep
+
+    # -- plumbing
+
+    def _check_enabled(self) -> None:
+        if not live_enabled(self.live):
+            raise SourceError(
+                f"live source {self.source!r} is off: live mode needs live=True from the caller AND the "
+                f"environment variable {LIVE_ENV}=1",
+                recovery="Run offline on the embedded catalogue, or enable live mode as the message says.")
+
+    def client(self) -> httpx.Client:
+        if self._client is None:
+            self._client = httpx.Client(transport=self._transport, timeout=self.timeout,
+                                        headers={"User-Agent": USER_AGENT, "Accept": "application/json"},
+                                        follow_redirects=True)
+        return self._client
+
+    def _cache_path(self, url: str, params: Mapping[str, Any] | None) -> Path:
+        key = json.dumps({"url": url, "params": sorted((str(k), str(v)) for k, v in (params or {}).items())})
+        digest = hashlib.sha256(key.encode()).hexdigest()[:32]
+        return (self.cache_dir or cache_root() / self.source) / f"{digest}.json"
+
+    def _cached(self, path: Path) -> dict[str, Any] | None:
+        if not self.use_cache or not path.exists():
+            return None
+        if self.max_age_s is not None and time.time() - path.stat().st_mtime > self.max_age_s:
+            return None
+        try:
+            return json.loads(path.read_text())
+        except (OSError, ValueError):
+            logger.warning("ignoring unreadable cache file %s", path)
+            return None
+
+    def _store(self, path: Path, entry: dict[str, Any]) -> None:
+        if not self.use_cache:
+            return
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(".tmp")
+            tmp.write_text(json.dumps(entry))
+            tmp.replace(path)
+        except OSError as exc:  # a cache that cannot be written is not a failed request
+            logger.warning("cannot write the cache %s: %s", path, exc)
+
+    # -- the one public call
+
+    def get_json(self, url: str, params: Mapping[str, Any] | None = None, *, what: str,
+                 check: Callable[[Any], Any] | None = None) -> tuple[Any, str]:
+        """(decoded JSON, accessed time) of GET ``url``; ``what`` names the request in messages.
+
+        ``check(body)`` validates the answer's shape (raising :class:`SourceError`) before it is
+        cached, so a malformed answer is never served again from the cache.
+        Raises :class:`DataNotFoundError` on 404 (the service says it is not there) and
+        :class:`SourceError` on anything else that fails (network, status, malformed JSON).
+        """
+        self._check_enabled()
+        path = self._cache_path(url, params)
+        hit = self._cached(path)
+        if hit is not None:
+            logger.debug("cache hit for %s %s", self.source, what)
+            return hit["body"], hit["accessed"]
+        attempt = 0
+        while True:
+            try:
+                response = self.client().get(url, params=dict(params or {}))
+            except httpx.TimeoutException as exc:
+                failure = f"timed out ({type(exc).__name__})"
+                wait = None
+            except httpx.TransportError as exc:
+                failure = f"could not connect ({type(exc).__name__}: {exc})"
+                wait = None
+            else:
+                status = response.status_code
+                if status == 200:
+                    break
+                if status == 404:
+                    raise DataNotFoundError(f"{self.source}: {what} not found (HTTP 404 from {response.request.url.host})",
+                                            recovery="Check the station id, or list stations near the site.")
+                if status != 429 and status < 500:
+                    raise SourceError(f"{self.source}: {what} refused with HTTP {status}: {_reason(response)}")
+                failure = f"HTTP {status}"
+                wait = _retry_after(response)
+            if attempt >= self.retries:
+                raise SourceError(f"{self.source}: {what} failed after {attempt + 1} attempt(s): {failure}")
+            delay = min(self.max_wait_s, wait if wait is not None else self.backoff_s * 2 ** attempt)
+            logger.info("%s: %s %s; retrying in %.1f s", self.source, what, failure, delay)
+            self.sleep(delay)
+            attempt += 1
+        try:
+            body = response.json()
+        except ValueError:
+            raise SourceError(f"{self.source}: {what} returned malformed JSON "
+                              f"(starts {response.text[:60]!r})") from None
+        if check is not None:
+            check(body)
+        accessed = utc_now()
+        self._store(path, {"url": str(response.request.url), "accessed": accessed, "body": body})
+        return body, accessed
+
+
+def _reason(response: httpx.Response) -> str:
+    try:
+        body = response.json()
+    except ValueError:
+        return response.text[:200]
+    if isinstance(body, dict):
+        for key in ("reason", "description", "message", "detail", "error"):
+            if isinstance(body.get(key), str):
+                return body[key][:200]
+    return str(body)[:200]
