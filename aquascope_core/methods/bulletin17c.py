@@ -268,6 +268,11 @@ def _skew_mse_adjusted(groups, m) -> float:
 # Multiple Grubbs-Beck low-outlier test
 # --------------------------------------------------------------------------------------------
 
+_U, _WU = np.polynomial.legendre.leggauss(120)
+_MGBT_NODES = 0.5 * (_U + 1.0) * (1 - 2e-7) + 1e-7  # the probability of the r-th order statistic
+_MGBT_WEIGHTS = 0.5 * _WU * (1 - 2e-7)
+
+
 def _mgbt_pvalue(n: int, r: int, eta: float) -> float:
     """P(omega_r <= eta) for the r-th smallest of n standard normal values (Cohn et al. 2013).
 
@@ -276,9 +281,7 @@ def _mgbt_pvalue(n: int, r: int, eta: float) -> float:
     standard deviation are approximated by a normal regression on a scaled chi variable, which
     makes omega_r a non-central t; z is integrated out over its Beta(r, n + 1 - r) law.
     """
-    u, wu = np.polynomial.legendre.leggauss(120)
-    pz = 0.5 * (u + 1.0) * (1 - 2e-7) + 1e-7
-    wz = 0.5 * wu * (1 - 2e-7)
+    pz, wz = _MGBT_NODES, _MGBT_WEIGHTS
     zr = special.ndtri(special.betaincinv(r, n + 1 - r, pz))
     n2 = float(n - r)
     h = np.exp(stats.norm.logpdf(zr) - stats.norm.logsf(zr))

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import logging
 import math
+from functools import lru_cache
 from typing import Any, Callable
 
 import numpy as np
@@ -122,13 +123,19 @@ def as_sample(values: Any, *, argument: str = "values", min_n: int = 1, positive
 # Sample L-moments
 # --------------------------------------------------------------------------------------------
 
+@lru_cache(maxsize=64)
 def _pwm_weights(n: int, nmom: int) -> np.ndarray:
-    """Weights w[r, j] so that b_r = sum_j w[r, j] x_(j) for the ascending sample (unbiased PWMs)."""
+    """Weights w[r, j] so that b_r = sum_j w[r, j] x_(j) for the ascending sample (unbiased PWMs).
+
+    Cached per sample size (read-only), since a bootstrap asks for the same n a thousand times.
+    """
     j = np.arange(n, dtype=float)  # j - 1 for the 1-based rank
     w = np.empty((nmom, n))
     w[0] = 1.0 / n
     for r in range(1, nmom):
         w[r] = w[r - 1] * (j - (r - 1)) / (n - r)
+    w = np.ascontiguousarray(w.T)
+    w.setflags(write=False)
     return w
 
 
@@ -141,16 +148,19 @@ def lmoments_of_sorted(xs: np.ndarray, nmom: int = 4) -> np.ndarray:
     n = xs.shape[-1]
     if nmom > 4 or nmom < 1:
         raise InputError.bad_value("nmom", nmom, "1, 2, 3 or 4")
-    b = xs @ _pwm_weights(n, nmom).T
-    out = np.empty_like(b)
-    out[..., 0] = b[..., 0]
-    if nmom > 1:
-        out[..., 1] = 2 * b[..., 1] - b[..., 0]
-    if nmom > 2:
-        out[..., 2] = 6 * b[..., 2] - 6 * b[..., 1] + b[..., 0]
-    if nmom > 3:
-        out[..., 3] = 20 * b[..., 3] - 30 * b[..., 2] + 12 * b[..., 1] - b[..., 0]
-    return out
+    return xs @ _pwm_to_lmom_weights(n, nmom)
+
+
+# l_{r+1} = sum_k p*_{r,k} b_k (Hosking 1990, eq. 2.4): rows b0..b3, columns l1..l4
+_PWM_TO_LMOM = np.array([[1.0, -1.0, 1.0, -1.0], [0.0, 2.0, -6.0, 12.0], [0.0, 0.0, 6.0, -30.0], [0.0, 0.0, 0.0, 20.0]])
+
+
+@lru_cache(maxsize=64)
+def _pwm_to_lmom_weights(n: int, nmom: int) -> np.ndarray:
+    """Weights mapping the ascending sample straight to l1..l_nmom (the PWM weights times p*)."""
+    w = np.ascontiguousarray(_pwm_weights(n, nmom) @ _PWM_TO_LMOM[:nmom, :nmom])
+    w.setflags(write=False)
+    return w
 
 
 def sample_lmoments(values: Any) -> dict[str, Any]:
@@ -247,8 +257,33 @@ def _gev_k_from_t3(t3: np.ndarray) -> np.ndarray:
     return np.where((t3 > -1.0) & (t3 < 1.0), k, np.nan)
 
 
+def _gev_from_lmoments_scalar(l1: float, l2: float, t3: float) -> tuple[float, float, float]:
+    """:func:`gev_from_lmoments` for one sample, in plain floats (a fit is then a few microseconds)."""
+    if not (l2 > 0 and -1.0 < t3 < 1.0):
+        return math.nan, math.nan, math.nan
+    if t3 > 0:
+        c1, c2, c3 = _GEV_POS
+        d1, d2 = _GEV_POS_DEN
+        z = 1.0 - t3
+        k = (-1.0 + z * (c1 + z * (c2 + z * c3))) / (1.0 + z * (d1 + z * d2))
+    elif t3 >= -0.8:
+        a0, a1, a2, a3, a4 = _GEV_NEG
+        b1, b2, b3 = _GEV_NEG_DEN
+        k = (a0 + t3 * (a1 + t3 * (a2 + t3 * (a3 + t3 * a4)))) / (1.0 + t3 * (b1 + t3 * (b2 + t3 * b3)))
+    else:
+        k = float(_gev_k_from_t3(np.array([t3]))[0])
+    if abs(k) < 1e-6:
+        alpha = l2 / _LN2
+        return l1 - _EULER * alpha, alpha, k
+    g = math.gamma(1.0 + k)
+    alpha = l2 * k / (g * (1.0 - 2.0 ** (-k)))
+    return l1 - alpha * (1.0 - g) / k, alpha, k
+
+
 def gev_from_lmoments(l1, l2, t3) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """GEV ``(xi, alpha, k)`` from ``l1, l2, t3`` (Hosking & Wallis 1997, A.8); NaN where undefined."""
+    if np.ndim(l1) == 0 and np.ndim(l2) == 0 and np.ndim(t3) == 0:
+        return _gev_from_lmoments_scalar(float(l1), float(l2), float(t3))
     l1, l2, t3 = (np.asarray(v, dtype=float) for v in (l1, l2, t3))
     k = _gev_k_from_t3(t3)
     small = np.abs(k) < 1e-6
@@ -453,38 +488,26 @@ def tau4_on_curve(distribution: str, t3) -> np.ndarray:
 # --------------------------------------------------------------------------------------------
 # Fits by L-moments
 # --------------------------------------------------------------------------------------------
-# Each estimator maps samples sorted ascending along the last axis (one record or a matrix of
-# bootstrap resamples) to its parameter arrays, so the bootstrap refits with the very same code.
+# Each estimator maps the L-moments (l1, l2, t3) of one sample, or of a matrix of bootstrap
+# resamples, to its parameters, so the bootstrap refits with the very same code.
 
 def _lmom3(xs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """l1, l2 and t3 of samples sorted ascending along the last axis."""
     l1, l2, l3 = np.moveaxis(lmoments_of_sorted(xs, 3), -1, 0)
     with np.errstate(divide="ignore", invalid="ignore"):
         return l1, l2, l3 / l2
 
 
-def _est_gev(xs):
-    return gev_from_lmoments(*_lmom3(xs))
-
-
-def _est_gumbel(xs):
-    l1, l2 = np.moveaxis(lmoments_of_sorted(xs, 2), -1, 0)
+def _gumbel_from_lmom3(l1, l2, t3):
     return gumbel_from_lmoments(l1, l2)
 
 
-def _est_glo(xs):
-    return glo_from_lmoments(*_lmom3(xs))
-
-
-def _est_pe3(xs):
-    return pe3_from_lmoments(*_lmom3(xs))
-
-
-# method id -> (distribution, estimator label, minimum n, parameter names, estimator)
+# method id -> (distribution, estimator label, minimum n, parameter names, estimator of (l1, l2, t3))
 LMOMENT_FITS: dict[str, tuple[str, str, int, tuple[str, ...], Callable]] = {
-    "gev_lmoments": ("gev", "L-moments (Hosking & Wallis 1997)", 3, ("xi", "alpha", "k"), _est_gev),
-    "gumbel_lmoments": ("gumbel", "L-moments (Hosking & Wallis 1997)", 2, ("xi", "alpha"), _est_gumbel),
-    "glo_lmoments": ("glo", "L-moments (Hosking & Wallis 1997)", 3, ("xi", "alpha", "k"), _est_glo),
-    "pe3_lmoments": ("pe3", "L-moments (Hosking & Wallis 1997)", 3, ("mu", "sigma", "gamma"), _est_pe3),
+    "gev_lmoments": ("gev", "L-moments (Hosking & Wallis 1997)", 3, ("xi", "alpha", "k"), gev_from_lmoments),
+    "gumbel_lmoments": ("gumbel", "L-moments (Hosking & Wallis 1997)", 2, ("xi", "alpha"), _gumbel_from_lmom3),
+    "glo_lmoments": ("glo", "L-moments (Hosking & Wallis 1997)", 3, ("xi", "alpha", "k"), glo_from_lmoments),
+    "pe3_lmoments": ("pe3", "L-moments (Hosking & Wallis 1997)", 3, ("mu", "sigma", "gamma"), pe3_from_lmoments),
 }
 DIST_LABELS = {
     "gev": "generalised extreme value (GEV)",
@@ -500,8 +523,9 @@ def _fit_lmoments(method_id: str, values: Any, unit: str | None, params: dict[st
     distribution, estimator, min_n, names, est = LMOMENT_FITS[method_id]
     x = as_sample(values, min_n=min_n)
     xs = np.sort(x)
-    ls = lmoments_of_sorted(xs, min(4, x.size))
-    theta = [float(v) for v in est(xs)]
+    ls = [float(v) for v in lmoments_of_sorted(xs, min(4, x.size))]
+    t3 = ls[2] / ls[1] if x.size >= 3 and ls[1] > 0 else math.nan
+    theta = [float(v) for v in est(ls[0], ls[1], t3)]
     payload: dict[str, Any] = {
         "method": method_id,
         "distribution": distribution,
@@ -509,9 +533,8 @@ def _fit_lmoments(method_id: str, values: Any, unit: str | None, params: dict[st
         "estimator": estimator,
         "n": int(x.size),
         "unit": unit,
-        "sample_lmoments": {"l1": float(ls[0]), "l2": float(ls[1]),
-                            "t3": float(ls[2] / ls[1]) if x.size >= 3 else None,
-                            "t4": float(ls[3] / ls[1]) if x.size >= 4 else None},
+        "sample_lmoments": {"l1": ls[0], "l2": ls[1], "t3": t3 if x.size >= 3 else None,
+                            "t4": ls[3] / ls[1] if x.size >= 4 else None},
     }
     if not all(math.isfinite(v) for v in theta):
         payload.update(ok=False, parameters=None,
@@ -525,6 +548,15 @@ def _fit_lmoments(method_id: str, values: Any, unit: str | None, params: dict[st
         payload["lower_bound"] = p["xi"] + p["alpha"] / p["k"] if p["k"] < 0 else None
     payload.update(ok=True, parameters=p)
     return finish(payload, method_id, params, _LMOMENT_SOURCES)
+
+
+def _fit_params(values: Any, unit: str | None) -> dict[str, Any]:
+    """The resolved parameters of a fit_*_lmoments call (what resolved_parameters gives, without inspect)."""
+    try:
+        shown = f"<{type(values).__name__} of {len(values)} values>"
+    except TypeError:
+        shown = f"<{type(values).__name__}>"
+    return {"values": shown, "unit": unit}
 
 
 def fit_gev_lmoments(values: Any, *, unit: str | None = None) -> dict[str, Any]:
@@ -551,7 +583,7 @@ def fit_gev_lmoments(values: Any, *, unit: str | None = None) -> dict[str, Any]:
     ``alpha = l2 k / (Gamma(1+k)(1 - 2^-k))`` and ``xi = l1 - alpha (1 - Gamma(1+k))/k``
     (Hosking & Wallis 1997, A.8). The approximation is the one R lmom and lmoments3 use.
     """
-    params = resolved_parameters(fit_gev_lmoments, (values,), {"unit": unit})
+    params = _fit_params(values, unit)
     return _fit_lmoments("gev_lmoments", values, unit, params)
 
 
@@ -560,7 +592,7 @@ def fit_gumbel_lmoments(values: Any, *, unit: str | None = None) -> dict[str, An
 
     Payload as :func:`fit_gev_lmoments`, with ``parameters`` {xi, alpha}.
     """
-    params = resolved_parameters(fit_gumbel_lmoments, (values,), {"unit": unit})
+    params = _fit_params(values, unit)
     return _fit_lmoments("gumbel_lmoments", values, unit, params)
 
 
@@ -570,7 +602,7 @@ def fit_glo_lmoments(values: Any, *, unit: str | None = None) -> dict[str, Any]:
     ``k = -t3``, ``alpha = l2 sin(k pi)/(k pi)``, ``xi = l1 - alpha (1/k - pi/sin(k pi))``
     (Hosking & Wallis 1997, A.7). Payload as :func:`fit_gev_lmoments`, ``parameters`` {xi, alpha, k}.
     """
-    params = resolved_parameters(fit_glo_lmoments, (values,), {"unit": unit})
+    params = _fit_params(values, unit)
     return _fit_lmoments("glo_lmoments", values, unit, params)
 
 
@@ -579,5 +611,5 @@ def fit_pe3_lmoments(values: Any, *, unit: str | None = None) -> dict[str, Any]:
 
     Payload as :func:`fit_gev_lmoments`, ``parameters`` {mu (mean), sigma (sd), gamma (skewness)}.
     """
-    params = resolved_parameters(fit_pe3_lmoments, (values,), {"unit": unit})
+    params = _fit_params(values, unit)
     return _fit_lmoments("pe3_lmoments", values, unit, params)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import copy
 import json
-import math
 
 import numpy as np
 import pandas as pd

@@ -1,0 +1,135 @@
+"""Flood frequency timings on the Flat Brook annual maxima (79 water years), against references in the same process.
+
+Run: ``.venv/bin/python benchmarks/bench_flood.py``. References: lmoments3 (L-moments and the GEV L-moment fit),
+scipy.stats (GEV maximum likelihood, Pearson III), and Python loops of those for the bootstrap. Nothing here is
+asserted; the figures go into benchmarks/README.md.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[1]
+REF = ROOT / "tests" / "reference"
+
+
+def _best(fn, repeat: int = 5, number: int = 1) -> float:
+    """Best mean time per call (seconds) over ``repeat`` rounds of ``number`` calls."""
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        for _ in range(number):
+            fn()
+        times.append((time.perf_counter() - t0) / number)
+    return min(times)
+
+
+def _fmt(seconds: float) -> str:
+    if seconds < 1e-3:
+        return f"{seconds * 1e6:.0f} us"
+    if seconds < 1:
+        return f"{seconds * 1e3:.2f} ms"
+    return f"{seconds:.2f} s"
+
+
+def main() -> None:
+    import lmoments3
+    from lmoments3 import distr
+    from scipy import stats
+
+    from aquascope_core.methods import bulletin17c as b17
+    from aquascope_core.methods import flood_frequency as ff
+    from aquascope_core.methods import lmoments as lm
+
+    x = pd.read_csv(REF / "usgs_01440000_flat_brook_annual_max_daily_mean_m3s.csv").dropna()
+    x = x["annual_max_daily_mean_m3s"].to_numpy()
+    n = x.size
+    xs = np.sort(x)
+    rows: list[tuple[str, float, str]] = []
+
+    def row(what: str, ours: float, ref: float | None = None, ref_name: str = "") -> None:
+        ratio = f"{ref / ours:.1f}x the speed of {ref_name} ({_fmt(ref)})" if ref else ""
+        rows.append((what, ours, ratio))
+
+    # sample L-moments
+    t_ref = _best(lambda: lmoments3.lmom_ratios(x, nmom=4), repeat=9, number=500)
+    t_core = _best(lambda: lm.lmoments_of_sorted(np.sort(x), 4), repeat=9, number=2000)
+    t_pub = _best(lambda: lm.sample_lmoments(x), repeat=9, number=500)
+    row("sample L-moments l1..l4 (sort + PWM weights)", t_core, t_ref, "lmoments3.lmom_ratios")
+    row("`sample_lmoments` (validation and the result contract included)", t_pub, t_ref, "lmoments3.lmom_ratios")
+
+    # GEV by L-moments
+    def core():
+        l1, l2, l3 = lm.lmoments_of_sorted(np.sort(x), 3)
+        return lm.gev_from_lmoments(float(l1), float(l2), float(l3 / l2))
+
+    t_ref = _best(lambda: distr.gev.lmom_fit(x), repeat=9, number=500)
+    t_core = _best(core, repeat=9, number=2000)
+    t_pub = _best(lambda: ff.fit_gev_lmoments(x), repeat=9, number=500)
+    row("GEV by L-moments, estimator alone", t_core, t_ref, "lmoments3 gev.lmom_fit")
+    row("`fit_gev_lmoments` (validation and the result contract included)", t_pub, t_ref, "lmoments3 gev.lmom_fit")
+
+    # GEV by maximum likelihood
+    t_ref = _best(lambda: stats.genextreme.fit(x), repeat=3, number=5)
+    t_pub = _best(lambda: ff.fit_gev_ml(x), repeat=3, number=20)
+    row("`fit_gev_ml` (damped Newton from the L-moment fit, with standard errors)", t_pub, t_ref,
+        "scipy genextreme.fit")
+
+    # bootstraps: 1,000 resamples of size n, vectorised
+    gev = ff.fit_gev_lmoments(x)
+    lp3 = ff.fit_lp3_moments(x)
+    ml = ff.fit_gev_ml(x)
+    T = [2, 10, 100, 1000]
+    t_gev = _best(lambda: ff.bootstrap_band(gev, n, T, n_resamples=1000), repeat=3)
+    t_lp3 = _best(lambda: ff.bootstrap_band(lp3, n, T, n_resamples=1000), repeat=3)
+    t_ml = _best(lambda: ff.bootstrap_band(ml, n, T, n_resamples=1000), repeat=2)
+    p = gev["parameters"]
+    rng = np.random.default_rng(1)
+    samples = stats.genextreme.rvs(p["k"], loc=p["xi"], scale=p["alpha"], size=(100, n), random_state=rng)
+    t_loop_gev = _best(lambda: [distr.gev.lmom_fit(s) for s in samples], repeat=3) * 10
+    lp = lp3["parameters"]
+
+    def lp3_loop():
+        for s in samples:
+            y = np.log10(np.abs(s) + 1e-9)
+            g = stats.skew(y, bias=False)
+            10 ** stats.pearson3.ppf([0.5, 0.9, 0.99, 0.999], g, loc=y.mean(), scale=y.std(ddof=1))
+
+    t_loop_lp3 = _best(lp3_loop, repeat=3) * 10
+    t_loop_ml = _best(lambda: [stats.genextreme.fit(s) for s in samples[:10]], repeat=1) * 100
+    row("bootstrap band, GEV by L-moments, 1,000 resamples", t_gev, t_loop_gev, "a loop of lmoments3 fits")
+    row("bootstrap band, LP3 by moments, 1,000 resamples", t_lp3, t_loop_lp3, "a loop of scipy skew + pearson3.ppf")
+    row("bootstrap band, GEV by maximum likelihood, 1,000 resamples", t_ml, t_loop_ml,
+        "a loop of scipy genextreme.fit (10 timed, scaled)")
+
+    # the whole analysis
+    t_ff = _best(lambda: ff.flood_frequency(x, unit="m3/s"), repeat=3)
+    row("`flood_frequency` (GEV L-moments + LP3, 1,000-resample bands, fit checks)", t_ff)
+
+    # Bulletin 17C
+    case = json.loads((REF / "usgs_03606500_big_sandy_b17c_case.json").read_text())
+    kw = dict(years=[int(y) for y in case["systematic_peaks"]],
+              historical_peaks={int(y): v for y, v in case["historical_peaks"].items()},
+              perception_thresholds=case["thresholds"], regional_skew=-0.5, regional_skew_mse=0.55**2)
+    peaks = list(case["systematic_peaks"].values())
+    t_ema = _best(lambda: b17.fit_lp3_ema(peaks, **kw), repeat=3)
+    fit = b17.fit_lp3_ema(peaks, **kw)
+    t_ci = _best(lambda: b17.ema_confidence_band(fit, [10, 50, 100]), repeat=3)
+    t_mgbt = _best(lambda: b17.multiple_grubbs_beck(peaks), repeat=3)
+    row("`fit_lp3_ema`, Big Sandy (84 years, 37 censored, MGBT, weighted skew)", t_ema)
+    row("of which the multiple Grubbs-Beck test (22 p-values)", t_mgbt)
+    row("`ema_confidence_band`, 3 return periods", t_ci)
+
+    print(f"Flat Brook nr Flatbrookville NJ, {n} water-year maxima of the daily mean flow")
+    print(f"{'what':<80} {'time':>10}  reference")
+    for what, t, ratio in rows:
+        print(f"{what:<80} {_fmt(t):>10}  {ratio}")
+
+
+if __name__ == "__main__":
+    main()
