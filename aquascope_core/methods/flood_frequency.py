@@ -5,9 +5,10 @@ A *fit* is a plain dict (``method``, ``distribution``, ``estimator``, ``ok``, ``
 whatever estimator made it. Return periods are those of annual maxima: the T-year level is the
 quantile at non-exceedance probability ``F = 1 - 1/T``.
 
-Fits made here: ``gev_lmoments``, ``gumbel_lmoments``, ``glo_lmoments``, ``pe3_lmoments``
-(Hosking & Wallis 1997) and ``lp3_moments`` (log-Pearson III by the method of moments of the
-logarithms, Bulletin 17B).
+Fits: ``gev_lmoments``, ``gumbel_lmoments``, ``glo_lmoments``, ``pe3_lmoments`` (Hosking & Wallis
+1997; in :mod:`aquascope_core.methods.lmoments`), ``lp3_moments`` (log-Pearson III by the moments of
+the logarithms, Bulletin 17B), ``gev_ml`` (maximum likelihood with standard errors, Coles 2001) and
+``lp3_ema`` (Bulletin 17C's expected moments algorithm, :mod:`aquascope_core.methods.bulletin17c`).
 """
 
 from __future__ import annotations
@@ -626,6 +627,10 @@ def _refit(fit: dict[str, Any], d: str, samples: np.ndarray) -> tuple:
     if method == "lp3_moments":
         base = fit["parameters"].get("log_base", 10.0)
         return (*_log_moments(xs, base), np.full(xs.shape[:-1], base))
+    if method == "lp3_ema":
+        raise InputError("an EMA fit is not resampled here: its censoring pattern and low-outlier test would have "
+                         "to be simulated too.", argument="fit",
+                         recovery="Use aquascope_core.methods.bulletin17c.ema_confidence_band(fit, return_periods).")
     extra = _EXTRA_REFITS.get(method)
     if extra is not None:
         return extra(fit, xs)

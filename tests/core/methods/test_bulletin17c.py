@@ -80,6 +80,8 @@ def test_big_sandy_confidence_limits_reproduce_peakfq(big_sandy, big_sandy_fit):
     for a, lo, hi in zip(aeps, band["lower"], band["upper"]):
         assert lo == pytest.approx(ci[a][0], rel=0.02), a
         assert hi == pytest.approx(ci[a][1], rel=0.02), a
+    with pytest.raises(InputError, match="EMA"):
+        ff.bootstrap_band(big_sandy_fit, 84, [100])
     est = band["return_levels"]
     assert all(lo < e < hi for lo, e, hi in zip(band["lower"], est, band["upper"]))
     json.dumps(band)
