@@ -17,131 +17,43 @@ from __future__ import annotations
 import importlib
 import inspect
 import re
-from dataclasses import dataclass, field
 from functools import lru_cache, partial
-from typing import Any, Callable, Literal, Mapping
+from typing import Any, Callable, Mapping
 
 from aquascope_core.errors import InputError
 from aquascope_core.gates import validate_gate
 from aquascope_core.paths import REFERENCE, references_in
+from aquascope_core.toolspec import RUNTIME_ARGUMENTS, ToolSpec
 
 __all__ = ["ToolSpec", "TOOLS", "tool", "callables", "schema", "compact", "validate_step", "validate_plan"]
 
-Kind = Literal["site", "station", "frame", "weather", "recon", "table", "none"]
-
-# Arguments every tool may take that the runtime supplies and a plan never names.
-RUNTIME_ARGUMENTS = ("data",)
-
-
-@dataclass(frozen=True)
-class ToolSpec:
-    id: str
-    purpose: str
-    kind: Kind
-    function: str  # "module:function"
-    yields: tuple[str, ...] = ()
-    methods: tuple[str, ...] = ()
-    gates: tuple[dict[str, Any], ...] = ()
-    figures: tuple[str, ...] = ()
-    tables: tuple[str, ...] = ()
-    citation: str = ""
-    arguments: Mapping[str, str] = field(default_factory=dict)  # name -> description
-
-    def load(self) -> Callable[..., Any]:
-        mod, _, name = self.function.partition(":")
-        return getattr(importlib.import_module(mod), name)
-
-    def schema(self) -> dict[str, Any]:
-        """The argument schema: name -> {type, required, default, description}."""
-        return schema(self.id)
-
-    def to_dict(self, *, with_schema: bool = True) -> dict[str, Any]:
-        out = {
-            "id": self.id, "purpose": self.purpose, "kind": self.kind, "yields": list(self.yields),
-            "methods": list(self.methods), "gates": [dict(g) for g in self.gates], "figures": list(self.figures),
-            "tables": list(self.tables), "citation": self.citation,
-        }
-        if with_schema:
-            sch = self.schema()
-            out["arguments"] = sch
-            out["required"] = [k for k, v in sch.items() if v["required"]]
-        return out
+# Modules under aquascope_core.tools whose SPECS make up the catalogue, one per family of tools.
+TOOL_MODULES = (
+    "station",
+    "flood",
+    "flows",
+    "drought",
+    "climate",
+    "rainfall_runoff",
+    "regional",
+    "supply",
+    "water_quality",
+    "site",
+)
 
 
-_STATION_ARGS = {
-    "source": "the data source of the station (e.g. usgs, holmes, upload)",
-    "station_id": "the station's id as its source spells it",
-    "variable": "the variable to read (discharge, precipitation, groundwater_level, ...)",
-}
+def _load_tools() -> dict[str, ToolSpec]:
+    tools: dict[str, ToolSpec] = {}
+    for name in TOOL_MODULES:
+        mod = importlib.import_module(f"aquascope_core.tools.{name}")
+        for spec in getattr(mod, "SPECS", ()):
+            if spec.id in tools:
+                raise RuntimeError(f"catalogue: tool {spec.id!r} is declared twice (again in tools.{name})")
+            tools[spec.id] = spec
+    return tools
 
-TOOLS: dict[str, ToolSpec] = {
-    t.id: t
-    for t in (
-        ToolSpec(
-            id="station_record",
-            purpose="Read a station's record and describe it: period, completeness, resolution, unit.",
-            kind="station",
-            function="aquascope_core.tools.station:station_record",
-            yields=("series_summary", "completeness"),
-            gates=({"check": "sampling_density", "value": 0.9}, {"check": "min_years", "value": 10, "path": "years"},
-                   {"check": "unit_present"}),
-            figures=("series",),
-            tables=("record_by_year",),
-            citation="The source's own citation (see meta.sources).",
-            arguments={**_STATION_ARGS, "start": "first date to read (ISO), default the whole record",
-                       "end": "last date to read (ISO)"},
-        ),
-        ToolSpec(
-            id="annual_maxima",
-            purpose="Water-year maxima of a daily discharge record (incomplete years excluded and listed).",
-            kind="station",
-            function="aquascope_core.tools.station:annual_maxima",
-            yields=("annual_maxima",),
-            methods=(),
-            gates=({"check": "min_years", "value": 20}, {"check": "not_empty", "path": "values"},
-                   {"check": "unit_present"}),
-            figures=("annual_maxima",),
-            tables=("annual_maxima",),
-            citation="USGS water year (October-September), named by the year in which it ends.",
-            arguments={**_STATION_ARGS, "water_year_start_month": "first month of the water year (10 = October)",
-                       "min_days": "days with data a year needs to count"},
-        ),
-        ToolSpec(
-            id="flood_frequency",
-            purpose="Fit flood-frequency distributions to annual maxima; return levels with bootstrap bands.",
-            kind="frame",
-            function="aquascope_core.tools.flood:flood_frequency",
-            yields=("ffa",),
-            methods=("gev_lmoments", "lp3_moments"),
-            gates=({"check": "ci_finite", "path": "fits.gev_lmoments.ci", "return_period": 100},
-                   {"check": "spread_within", "value": 0.25,
-                    "paths": ["fits.gev_lmoments.return_levels", "fits.lp3_moments.return_levels"], "return_period": 100},
-                   {"check": "max_return_period_factor", "value": 3, "return_period": 100, "path": "n"},
-                   {"check": "fit_envelopes_max", "path": "record_max.return_period.gev_lmoments"}),
-            figures=("frequency_curve",),
-            tables=("return_levels",),
-            citation="Hosking & Wallis (1997) Regional Frequency Analysis; England et al. (2019) Bulletin 17C, USGS TM 4-B5.",
-            arguments={"values": "the annual maxima (a list of numbers, or a {{ result.sN.values }} reference)",
-                       "unit": "the unit of the values", "return_periods": "return periods in years",
-                       "distributions": "fits to make (registry ids)", "n_bootstrap": "parametric bootstrap resamples",
-                       "confidence": "confidence level of the bands", "seed": "random seed of the bootstrap"},
-        ),
-        ToolSpec(
-            id="trend_test",
-            purpose="Mann-Kendall test and Sen's slope on a series (annual maxima, annual means, a user's series).",
-            kind="frame",
-            function="aquascope_core.tools.flood:trend_test",
-            yields=("trend",),
-            methods=("mann_kendall",),
-            gates=({"check": "trend_on_series", "path": "trend", "value": 0.05},),
-            figures=("trend",),
-            citation="Mann (1945); Kendall (1975); Sen (1968).",
-            arguments={"values": "the series values", "times": "the times of the values (years)",
-                       "unit": "the unit of the values", "alpha": "significance level",
-                       "variant": "original, hamed_rao or prewhitened"},
-        ),
-    )
-}
+
+TOOLS: dict[str, ToolSpec] = _load_tools()
 
 
 def tool(tool_id: str) -> ToolSpec:

@@ -14,7 +14,7 @@ can answer: ``{"type": "accept"}``, ``{"type": "edit", "args": {...}}``, ``{"typ
 from __future__ import annotations
 
 import logging
-from typing import Any, Callable, Literal, Mapping
+from typing import Any, Literal, Mapping
 
 from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime

@@ -22,20 +22,13 @@ from aquascope_core.study import Study
 from aquascope_core.verify import sentences, verify
 from aquascope_core.workspace import ArtifactStore, Workspace
 from roles.critic import evidence_pool
-from roles.specialists import recommendations
-from roles.specialists.decisions import fmt
-from roles.specialists.harvest import LABELS
+from roles.specialists import recommendations, step_tables
+from roles.specialists.common import band_text, fmt
 
 __all__ = ["author", "build_report", "write_files"]
 
 ROLE = "author"
 VERIFIED_SECTIONS = ("summary", "problem", "site_data", "methodology", "results", "limitations", "recommendations")
-
-
-def _band_text(band: Mapping[str, Any] | None, unit: str = "") -> str:
-    if not band or band.get("lower") is None:
-        return ""
-    return f"{fmt(band['lower'])} to {fmt(band['upper'])}" + (f" {unit}" if unit else "")
 
 
 def _summary(ws: Workspace) -> dict[str, Any]:
@@ -45,7 +38,7 @@ def _summary(ws: Workspace) -> dict[str, Any]:
     for kn in f.get("findings", []):
         if kn.get("headline") or kn.get("step") and kn.get("label", "").startswith(("water years", "largest", "Mann")):
             conf = (kn.get("band") or {}).get("confidence")
-            rows.append([kn["label"], fmt(kn["value"]), kn.get("unit") or "", _band_text(kn.get("band")),
+            rows.append([kn["label"], fmt(kn["value"]), kn.get("unit") or "", band_text(kn.get("band")),
                          f"{conf * 100:.0f} %" if isinstance(conf, (int, float)) else "", f"`{kn['basis']}`"])
     text = dec.get("answer", "")
     if dec.get("grade"):
@@ -134,59 +127,6 @@ def _methodology(ws: Workspace) -> dict[str, Any]:
     return {"id": "methodology", "title": "Methodology", "text": "\n".join(lines), "tables": tables}
 
 
-def _step_tables(tool: str, payload: Mapping[str, Any]) -> list[dict[str, Any]]:
-    if tool == "flood_frequency":
-        fits = [(k, f) for k, f in (payload.get("fits") or {}).items() if f.get("ok")]
-        unit = payload.get("unit") or ""
-        cols = ["Return period (years)"]
-        for k, f in fits:
-            conf = (f.get("ci") or {}).get("confidence")
-            pct = f"{conf * 100:.0f} %" if isinstance(conf, (int, float)) else ""
-            cols += [f"{LABELS.get(k, k)} ({unit})", f"{pct} band".strip()]
-        rows = []
-        for i, T in enumerate(payload.get("return_periods") or []):
-            row: list[Any] = [fmt(T)]
-            for _k, f in fits:
-                ci = f.get("ci") or {}
-                row += [fmt((f.get("return_levels") or [None])[i] if i < len(f.get("return_levels") or []) else None),
-                        _band_text({"lower": (ci.get("lower") or [None] * (i + 1))[i],
-                                    "upper": (ci.get("upper") or [None] * (i + 1))[i]})]
-            rows.append(row)
-        out = [{"columns": cols, "rows": rows, "caption": "Return levels by return period"}]
-        prow = []
-        for k, f in fits:
-            params = ", ".join(f"{pk} {fmt(pv)}" for pk, pv in (f.get("parameters") or {}).items()
-                               if isinstance(pv, (int, float)))
-            prow.append([LABELS.get(k, k), params])
-        if prow:
-            out.append({"columns": ["Fit", "Parameters"], "rows": prow, "caption": "Fitted parameters"})
-        return out
-    if tool == "trend_test":
-        tr = payload.get("trend") or {}
-        return [{"columns": ["n", "S", "p-value", "Trend", "Sen's slope", "Slope interval"],
-                 "rows": [[tr.get("n"), tr.get("S"), fmt(tr.get("p_value")), tr.get("trend"),
-                           f"{fmt(tr.get('sen_slope'))} {tr.get('slope_unit') or ''}".strip(),
-                           " to ".join(fmt(x) for x in (tr.get("sen_slope_ci") or []))]],
-                 "caption": "Mann-Kendall test and Sen's slope"}]
-    if tool == "annual_maxima":
-        vals, years = payload.get("values") or [], payload.get("water_years") or []
-        if vals:
-            hi = max(range(len(vals)), key=lambda k: vals[k])
-            lo = min(range(len(vals)), key=lambda k: vals[k])
-            return [{"columns": ["Water years", "Count", "Largest", "Smallest", "Unit", "Basis"],
-                     "rows": [[f"{min(years)} to {max(years)}", payload.get("n_years"), f"{fmt(vals[hi])} ({years[hi]})",
-                               f"{fmt(vals[lo])} ({years[lo]})", payload.get("unit"), payload.get("label")]],
-                     "caption": "Annual maxima"}]
-    if tool == "station_record":
-        st = payload.get("statistics") or {}
-        per = payload.get("period") or {}
-        return [{"columns": ["Period", "Values", "Missing", "Years", "Mean", "Max", "Unit"],
-                 "rows": [[f"{per.get('start')} to {per.get('end')}", f"{payload.get('n_values'):,}",
-                           payload.get("n_missing"), fmt(payload.get("years")), fmt(st.get("mean")), fmt(st.get("max")),
-                           payload.get("unit")]], "caption": "The record"}]
-    return []
-
-
 def _results(ws: Workspace) -> dict[str, Any]:
     subs = []
     results = (ws.run or {}).get("results") or {}
@@ -197,7 +137,7 @@ def _results(ws: Workspace) -> dict[str, Any]:
         if r.get("status") == "ok":
             if r.get("summary"):
                 lines.append(r["summary"][0].upper() + r["summary"][1:] + ".")
-            tables = _step_tables(st["tool"], r.get("payload") or {})
+            tables = step_tables(st["tool"], r.get("payload") or {})
         else:
             lines.append(f"**Not established** ({r.get('status', 'not run')}): {r.get('failed_reason') or 'the step did not run'}.")
             tables = []

@@ -15,7 +15,7 @@ from aquascope_core.paths import PathError, get_path
 from aquascope_core.verify import matches, numbers_in
 from aquascope_core.workspace import Workspace
 from roles.specialists import data_requests, decide, key_numbers
-from roles.specialists.decisions import fmt
+from roles.specialists.common import fmt
 
 __all__ = ["interpreter", "resolve_basis"]
 

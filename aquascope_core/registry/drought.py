@@ -37,7 +37,7 @@ METHODS: list[MethodPrecondition] = [
         min_years=30,
         marginal_years=15,
         resolution="monthly",
-        needs=("precipitation", "pet"),
+        needs=("precipitation", "potential_evapotranspiration"),
         problems=("drought_status", "irrigation_feasibility"),
         notes="Three-parameter log-logistic on the accumulated P - PET, fitted per calendar month by "
               "probability-weighted moments. PET may be Penman-Monteith, Hargreaves or Oudin (say which).",

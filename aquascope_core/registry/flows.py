@@ -9,8 +9,8 @@ climatic years, and is defensible from twenty.
 from aquascope_core.registry import MethodPrecondition
 
 _M = "aquascope_core.methods."
-_LOW = ("drought_status", "water_supply", "water_quality")
-_ALL = ("flood_risk", "drought_status", "water_supply", "water_quality", "groundwater_decline")
+_LOW = ("drought_status", "supply_reliability", "water_quality")
+_ALL = ("flood_risk", "drought_status", "supply_reliability", "water_quality", "groundwater_decline")
 
 METHODS: list[MethodPrecondition] = [
     MethodPrecondition(
@@ -22,7 +22,7 @@ METHODS: list[MethodPrecondition] = [
         function=_M + "flows.flow_duration_curve",
         tool="flow_duration_curve",
         min_years=10, marginal_years=3, resolution="daily",
-        problems=("drought_status", "water_supply", "water_quality", "flood_risk"),
+        problems=("drought_status", "supply_reliability", "water_quality", "flood_risk"),
         notes="Period-of-record curve: it describes the years it was drawn from; quote the period.",
     ),
     MethodPrecondition(
@@ -58,7 +58,7 @@ METHODS: list[MethodPrecondition] = [
         function=_M + "baseflow.lyne_hollick_baseflow",
         tool="lyne_hollick_baseflow",
         min_years=5, marginal_years=1, resolution="daily",
-        problems=("drought_status", "water_supply", "groundwater_decline"),
+        problems=("drought_status", "supply_reliability", "groundwater_decline"),
         notes="Gap-free daily record; a filter index, not a tracer-based separation.",
     ),
     MethodPrecondition(
@@ -69,7 +69,7 @@ METHODS: list[MethodPrecondition] = [
         function=_M + "baseflow.eckhardt_baseflow",
         tool="eckhardt_baseflow",
         min_years=5, marginal_years=1, resolution="daily",
-        problems=("drought_status", "water_supply", "groundwater_decline"),
+        problems=("drought_status", "supply_reliability", "groundwater_decline"),
         notes="BFImax (0.80 / 0.50 / 0.25 by aquifer and regime) and the recession constant must be "
               "stated; the index follows BFImax closely.",
     ),
@@ -92,7 +92,7 @@ METHODS: list[MethodPrecondition] = [
         tool="runoff_ratio",
         min_years=5, marginal_years=1, resolution="daily",
         needs=("precipitation",),
-        problems=("drought_status", "water_supply", "groundwater_decline"),
+        problems=("drought_status", "supply_reliability", "groundwater_decline"),
         notes="Needs the catchment area when the flow is volumetric.",
     ),
     MethodPrecondition(
@@ -124,6 +124,6 @@ METHODS: list[MethodPrecondition] = [
         function=_M + "signatures.high_low_flow_events",
         tool="high_low_flow_events",
         min_years=10, marginal_years=3, resolution="daily",
-        problems=("flood_risk", "drought_status", "water_supply"),
+        problems=("flood_risk", "drought_status", "supply_reliability"),
     ),
 ]

@@ -4,7 +4,7 @@ from aquascope_core.registry import MethodPrecondition
 
 _CITATION = ("Perrin, Michel & Andreassian (2003) J. Hydrol. 279, 275-289; "
              "Coron et al. (2017) Environ. Model. Softw. 94, 166-171 (airGR)")
-_PROBLEMS = ("ungauged_flow", "supply_reliability", "drought_status", "irrigation_feasibility", "water_supply")
+_PROBLEMS = ("ungauged_flow", "supply_reliability", "drought_status", "irrigation_feasibility")
 _NOTES = (
     "Lumped daily model driven by catchment-average precipitation and PET (mm/d). It has no snow "
     "module: where snowmelt matters it is not defensible as is. No area ceiling is set because the "
@@ -27,7 +27,7 @@ METHODS: list[MethodPrecondition] = [
         min_years=5,
         marginal_years=3,
         resolution="daily",
-        needs=("precipitation", "pet"),
+        needs=("precipitation", "potential_evapotranspiration"),
         problems=_PROBLEMS,
         notes=_NOTES + " The discharge record is what calibrates the parameters the simulation runs with.",
     ),
@@ -41,7 +41,7 @@ METHODS: list[MethodPrecondition] = [
         min_years=5,
         marginal_years=3,
         resolution="daily",
-        needs=("precipitation", "pet"),
+        needs=("precipitation", "potential_evapotranspiration"),
         problems=_PROBLEMS,
         notes=_NOTES + " Quote split-sample validation scores (gr4j_split_sample_validation) beside the "
                        "calibration scores.",

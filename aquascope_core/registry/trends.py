@@ -2,7 +2,7 @@
 
 from aquascope_core.registry import MethodPrecondition
 
-_TREND_PROBLEMS = ("flood_risk", "groundwater_decline", "drought_status", "water_quality", "water_supply")
+_TREND_PROBLEMS = ("flood_risk", "groundwater_decline", "drought_status", "water_quality", "supply_reliability")
 
 METHODS: list[MethodPrecondition] = [
     MethodPrecondition(

@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from aquascope_core.result import finish
+from aquascope_core.toolspec import ToolSpec
 
-__all__ = ["flood_frequency", "trend_test"]
+__all__ = ["flood_frequency", "trend_test", "SPECS"]
 
 DEFAULT_RETURN_PERIODS = (2, 5, 10, 25, 50, 100, 200, 500, 1000)
 
@@ -53,3 +54,41 @@ def trend_test(values: Sequence[float], times: Sequence[float] | None = None, un
     params = {"values": values, "times": times, "unit": unit, "alpha": alpha, "variant": variant}
     return finish(payload, "trend_test", resolved_parameters(trend_test, kwargs=params),
                   [r for r in out.get("meta", {}).get("sources", []) if r.get("name") != "aquascope"])
+
+
+SPECS = [
+    ToolSpec(
+        id="flood_frequency",
+        purpose="Fit flood-frequency distributions to annual maxima; return levels with bootstrap bands.",
+        kind="frame",
+        function="aquascope_core.tools.flood:flood_frequency",
+        yields=("ffa",),
+        methods=("gev_lmoments", "lp3_moments"),
+        gates=({"check": "ci_finite", "path": "fits.gev_lmoments.ci", "return_period": 100},
+               {"check": "spread_within", "value": 0.25,
+                "paths": ["fits.gev_lmoments.return_levels", "fits.lp3_moments.return_levels"], "return_period": 100},
+               {"check": "max_return_period_factor", "value": 3, "return_period": 100, "path": "n"},
+               {"check": "fit_envelopes_max", "path": "record_max.return_period.gev_lmoments"}),
+        figures=("frequency_curve",),
+        tables=("return_levels",),
+        citation="Hosking & Wallis (1997) Regional Frequency Analysis; England et al. (2019) Bulletin 17C, USGS TM 4-B5.",
+        arguments={"values": "the annual maxima (a list of numbers, or a {{ result.sN.values }} reference)",
+                   "unit": "the unit of the values", "return_periods": "return periods in years",
+                   "distributions": "fits to make (registry ids)", "n_bootstrap": "parametric bootstrap resamples",
+                   "confidence": "confidence level of the bands", "seed": "random seed of the bootstrap"},
+    ),
+    ToolSpec(
+        id="trend_test",
+        purpose="Mann-Kendall test and Sen's slope on a series (annual maxima, annual means, a user's series).",
+        kind="frame",
+        function="aquascope_core.tools.flood:trend_test",
+        yields=("trend",),
+        methods=("mann_kendall",),
+        gates=({"check": "trend_on_series", "path": "trend", "value": 0.05},),
+        figures=("trend",),
+        citation="Mann (1945); Kendall (1975); Sen (1968).",
+        arguments={"values": "the series values", "times": "the times of the values (years)",
+                   "unit": "the unit of the values", "alpha": "significance level",
+                   "variant": "original, hamed_rao or prewhitened"},
+    ),
+]

@@ -5,9 +5,16 @@ from __future__ import annotations
 from typing import Any
 
 from aquascope_core.result import finish, source as source_row
+from aquascope_core.toolspec import ToolSpec
 from aquascope_core.tools.context import DataContext, resolve
 
-__all__ = ["station_record", "annual_maxima"]
+__all__ = ["station_record", "annual_maxima", "SPECS", "STATION_ARGS"]
+
+STATION_ARGS = {
+    "source": "the data source of the station (e.g. usgs, holmes, upload)",
+    "station_id": "the station's id as its source spells it",
+    "variable": "the variable to read (discharge, precipitation, groundwater_level, ...)",
+}
 
 
 def _station_fields(desc: dict[str, Any], source: str, station_id: str) -> dict[str, Any]:
@@ -81,3 +88,36 @@ def annual_maxima(source: str, station_id: str, variable: str = "discharge", wat
                   {"source": source, "station_id": station_id, "variable": variable,
                    "water_year_start_month": water_year_start_month, "min_days": min_days},
                   _provenance(s) + [r for r in out.get("meta", {}).get("sources", []) if r.get("name") != "aquascope"])
+
+
+SPECS = [
+    ToolSpec(
+        id="station_record",
+        purpose="Read a station's record and describe it: period, completeness, resolution, unit.",
+        kind="station",
+        function="aquascope_core.tools.station:station_record",
+        yields=("series_summary", "completeness"),
+        gates=({"check": "sampling_density", "value": 0.9}, {"check": "min_years", "value": 10, "path": "years"},
+               {"check": "unit_present"}),
+        figures=("series",),
+        tables=("record_by_year",),
+        citation="The source's own citation (see meta.sources).",
+        arguments={**STATION_ARGS, "start": "first date to read (ISO), default the whole record",
+                   "end": "last date to read (ISO)"},
+    ),
+    ToolSpec(
+        id="annual_maxima",
+        purpose="Water-year maxima of a daily discharge record (incomplete years excluded and listed).",
+        kind="station",
+        function="aquascope_core.tools.station:annual_maxima",
+        yields=("annual_maxima",),
+        methods=(),
+        gates=({"check": "min_years", "value": 20}, {"check": "not_empty", "path": "values"},
+               {"check": "unit_present"}),
+        figures=("annual_maxima",),
+        tables=("annual_maxima",),
+        citation="USGS water year (October-September), named by the year in which it ends.",
+        arguments={**STATION_ARGS, "water_year_start_month": "first month of the water year (10 = October)",
+                   "min_days": "days with data a year needs to count"},
+    ),
+]

@@ -404,4 +404,4 @@ def test_drought_registry_rows_point_at_real_functions():
     assert spi["status"] == "marginal"
     spei = assess_method("standardized_precipitation_evapotranspiration_index",
                          {"years_by_variable": {"precipitation": 40}, "available": ["precipitation"]})
-    assert spei["status"] == "not_defensible" and "pet" in spei["reason"]
+    assert spei["status"] == "not_defensible" and "potential_evapotranspiration" in spei["reason"]

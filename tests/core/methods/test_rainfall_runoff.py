@@ -341,7 +341,7 @@ def test_registry_rows():
     for mid in ("gr4j_simulation", "gr4j_calibration"):
         row = METHODS[mid]
         assert row.variable == "discharge" and row.resolution == "daily"
-        assert row.needs == ("precipitation", "pet") and "Perrin" in row.citation and "Coron" in row.citation
+        assert row.needs == ("precipitation", "potential_evapotranspiration") and "Perrin" in row.citation and "Coron" in row.citation
         assert row.min_years == 5 and row.marginal_years == 3 and "ungauged_flow" in row.problems
         module, name = row.function.rsplit(".", 1)
         assert callable(getattr(__import__(module, fromlist=[name]), name))
