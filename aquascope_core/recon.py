@@ -50,19 +50,43 @@ def _usable(var: Mapping[str, Any], live: bool) -> bool:
     return bool(var.get("offline")) or bool(live and var.get("live"))
 
 
-def _stations(lat: float, lon: float, radius_km: float, *, live: bool, extra: Sequence[Any] = ()) -> list[dict[str, Any]]:
+def _stations(lat: float, lon: float, radius_km: float, *, live: bool, extra: Sequence[Any] = (),
+              live_options: Mapping[str, Mapping[str, Any]] | None = None, notes: list[str]) -> list[dict[str, Any]]:
     from aquascope_core.data import catalogue
 
-    rows = list(catalogue().stations_near(lat, lon, radius_km=radius_km, limit=50))
+    rows = list(catalogue().stations_near(lat, lon, radius_km=radius_km, limit=25))
+    if live:
+        rows.extend(_live_rows(lat, lon, radius_km, live_options or {}, notes))
     for src in extra:
-        try:
-            rows.extend(src.stations_near(lat, lon, radius_km=radius_km, limit=50))
-        except Exception as exc:  # an upload without a position is inventoried elsewhere
-            log.debug("extra source %r: %s", src, exc)
-    rows.sort(key=lambda r: (r.get("distance_km") is None, r.get("distance_km") or 0.0))
+        rows.extend(src.stations_near(lat, lon, radius_km=radius_km, limit=25))
+    # the user's data at the site first, then nearest first; at equal distance the offline record first
+    rows.sort(key=lambda r: (r.get("source") != "upload", r.get("distance_km") is None, r.get("distance_km") or 0.0,
+                             r.get("source", "").endswith(("_live", "_hydrology", "_era5", "glofas"))))
     for r in rows:
         for v in r.get("variables", []):
             v["usable"] = _usable(v, live)
+    return rows
+
+
+def _live_rows(lat: float, lon: float, radius_km: float, options: Mapping[str, Mapping[str, Any]],
+               notes: list[str]) -> list[dict[str, Any]]:
+    """Stations of the live sources near the point; a source that fails is noted and the study goes on."""
+    from aquascope_core.data import get_source
+    from aquascope_core.data.live import LIVE_SOURCES
+    from aquascope_core.errors import AquascopeError
+
+    rows: list[dict[str, Any]] = []
+    for name in LIVE_SOURCES:
+        try:
+            src = get_source(name, live=True, **dict(options.get(name) or {}))
+            got = src.stations_near(lat, lon, radius_km=radius_km, limit=10)
+        except AquascopeError as exc:
+            notes.append(f"The live source {name} failed ({exc.message}); the study goes on with the embedded catalogue.")
+            continue
+        for r in got:
+            for v in r.get("variables", []):
+                v["live"] = True
+        rows.extend(got)
     return rows
 
 
@@ -146,10 +170,17 @@ def describe_catchment(lat: float, lon: float, *, station: Mapping[str, Any] | N
 
 def assess_site(lat: float, lon: float, *, radius_km: float = 50.0, problem: str | None = None,
                 return_period: float | None = None, live: bool = False, extra_sources: Sequence[Any] = (),
-                extra_variables: Sequence[Mapping[str, Any]] = ()) -> dict[str, Any]:
-    """What exists at (lat, lon) and which methods it can defend; see the module docstring."""
+                extra_variables: Sequence[Mapping[str, Any]] = (),
+                live_options: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Any]:
+    """What exists at (lat, lon) and which methods it can defend; see the module docstring.
+
+    ``live=True`` also asks the live sources (which need AQUASCOPE_LIVE=1 as well); ``live_options``
+    passes per-source options (``{"usgs_live": {"client": ...}}``). ``extra_sources`` (the user's
+    uploads) are inventoried first.
+    """
     la, lo, radius = _validate(lat, lon, radius_km)
-    stations = _stations(la, lo, radius, live=live, extra=extra_sources)
+    live_notes: list[str] = []
+    stations = _stations(la, lo, radius, live=live, extra=extra_sources, live_options=live_options, notes=live_notes)
     ctx = site_context(stations, radius_km=radius, extra_variables=extra_variables)
     ctx["return_period"] = return_period
     gauge = ctx["station_by_variable"].get("discharge")
@@ -160,7 +191,7 @@ def assess_site(lat: float, lon: float, *, radius_km: float = 50.0, problem: str
     rows = sufficiency_table(ctx, problem=problem)
     for r in rows:
         r["station"] = ctx["station_by_variable"].get(r.get("variable")) if r.get("variable") else None
-    notes = _notes(stations, ctx, radius, live)
+    notes = _notes(stations, ctx, radius, live) + live_notes
     return {
         "point": {"lat": la, "lon": lo},
         "radius_km": radius,
@@ -177,6 +208,10 @@ def _notes(stations: Sequence[Mapping[str, Any]], ctx: Mapping[str, Any], radius
     notes = []
     if not live:
         notes.append("Live sources are off: only the embedded catalogue was searched.")
+    uploads = [s for s in stations if s.get("source") == "upload"]
+    if uploads:
+        notes.append("The user's data: " + ", ".join(f"{s['name']} ("
+                     + ", ".join(v["variable"] for v in s.get("variables", [])) + ")" for s in uploads) + ".")
     if not stations:
         notes.append(f"No station of the catalogue lies within {radius:g} km of the site.")
         return notes

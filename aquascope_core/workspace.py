@@ -8,7 +8,7 @@ the workspace holds their references (id, name, media type, caption, step).
 Fields, and the role that writes each: ``brief`` (Consultant), ``inventory`` (Scout), ``study``
 (Methodologist), ``run`` (Analysts), ``findings`` (Interpreter), ``critique`` (Critic), ``report``
 (Author), ``artifacts`` (Analysts, Author), ``messages`` and ``events`` (everyone), ``ledger``
-(the model wrapper), ``tables`` (the user's uploads as text, kept verbatim), ``status``,
+(the model wrapper), ``tables`` (the user's uploads, their original bytes kept verbatim), ``status``,
 ``pending_request``.
 """
 
@@ -57,7 +57,7 @@ class Workspace:
     messages: list[dict[str, Any]] = field(default_factory=list)
     events: list[dict[str, Any]] = field(default_factory=list)
     ledger: dict[str, Any] = field(default_factory=dict)
-    tables: dict[str, str] = field(default_factory=dict)
+    tables: dict[str, dict[str, Any]] = field(default_factory=dict)
     status: str = "intake"
     pending_request: dict[str, Any] | None = None
     follow_ups: list[dict[str, Any]] = field(default_factory=list)

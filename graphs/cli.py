@@ -135,7 +135,14 @@ def cmd_studio(args: argparse.Namespace) -> int:
         return EXIT_INPUT
     validate_point(args.lat, args.lon)
     out = args.out
-    with Studio(args.lat, args.lon, out=out, radius_km=args.radius, **kw) as studio:
+    data = {}
+    for f in args.data or []:
+        path = Path(f)
+        if not path.is_file():
+            _err(f"--data {f}: no such file; give the path of a CSV or XLSX table")
+            return EXIT_INPUT
+        data[path.name] = path
+    with Studio(args.lat, args.lon, out=out, radius_km=args.radius, data=data, **kw) as studio:
         print(f"Study {studio.id}", file=sys.stderr)
         return _finish(studio, studio.say(args.problem), out, args.yes)
 
@@ -215,6 +222,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--yes", action="store_true", help="take the defaults and approve the plan without stopping")
     s.add_argument("--out", help="folder for report.md, study.yaml and workspace.json")
     s.add_argument("--resume", metavar="STUDY_ID", help="continue a study by its id (or its workspace.json)")
+    s.add_argument("--data", action="append", metavar="FILE",
+                   help="a CSV or XLSX table of your own data at the site (repeatable); kept verbatim in the study")
     s.add_argument("--model", help="a litellm model string; without it every role runs keyless")
     s.add_argument("--live", action="store_true", help="allow live data sources (also needs AQUASCOPE_LIVE=1)")
     s.add_argument("--checkpoints", help="checkpointer URL (default sqlite:///$AQUASCOPE_HOME/checkpoints.sqlite)")

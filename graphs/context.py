@@ -23,7 +23,8 @@ class CrewContext:
     timeout: float | None = None
     artifact_root: str | None = None
     live: bool | None = None
-    data: Any = None  # an aquascope_core DataContext with the user's uploads
+    data: Any = None  # a DataContext to use as is (tests inject live clients this way); default: from the workspace
+    live_options: dict[str, Any] = field(default_factory=dict)  # per live source: {"usgs_live": {"client": ...}}
 
     def model_for(self, role: str) -> Any:
         """The model a role uses, or None (keyless)."""
@@ -38,3 +39,12 @@ class CrewContext:
 
     def live_enabled(self) -> bool:
         return bool(self.live) if self.live is not None else os.environ.get("AQUASCOPE_LIVE") == "1"
+
+    def data_for(self, ws: Any) -> Any:
+        """The DataContext a role reads through: the injected one, or one built from the workspace's tables."""
+        if self.data is not None:
+            return self.data
+        from aquascope_core.tools.context import DataContext
+
+        return DataContext.from_tables(ws.tables, ws.site, live=bool(ws.request.get("live")),
+                                       live_options=self.live_options)

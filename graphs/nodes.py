@@ -74,11 +74,9 @@ def scout(state: CrewState, runtime: Runtime[CrewContext]) -> dict[str, Any]:
 
     ws = _workspace(state)
     ctx = _context(runtime)
-    extra = list(getattr(ctx.data, "extra", {}).values()) if ctx.data is not None else []
-    uploads = [v for src in extra for v in getattr(src, "inventory_variables", lambda: [])()]
     if ctx.live is not None:
         ws.request["live"] = ctx.live_enabled()
-    role(ws, extra_sources=extra, extra_variables=uploads)
+    role(ws, data=ctx.data_for(ws))
     return _delta(state, ws)
 
 
@@ -94,7 +92,7 @@ def analysts(state: CrewState, runtime: Runtime[CrewContext]) -> dict[str, Any]:
     from roles import analysts as role
 
     ws = _workspace(state)
-    role(ws, data=_context(runtime).data)
+    role(ws, data=_context(runtime).data_for(ws))
     return _delta(state, ws)
 
 

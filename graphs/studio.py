@@ -36,6 +36,16 @@ log = logging.getLogger(__name__)
 _RESUME_AS = {"review": "methodologist", "intake": "consultant", "done": "author", "declined": "author"}
 
 
+def _entry(name: str, content: Any, **options: Any) -> dict[str, Any]:
+    from pathlib import Path as _Path
+
+    from aquascope_core.tools.context import table_entry
+
+    if isinstance(content, str) and "\n" not in content and _Path(content).is_file():
+        content = _Path(content)
+    return table_entry(name, content, **options)
+
+
 @dataclass
 class Reply:
     kind: str  # questions | plan | report | answer | declined
@@ -51,7 +61,8 @@ class Studio:
     def __init__(self, lat: float | None = None, lon: float | None = None, *, study_id: str | None = None,
                  model: Any = None, role_models: Mapping[str, Any] | None = None, api_key: str | None = None,
                  base_url: str | None = None, timeout: float | None = None, live: bool = False,
-                 radius_km: float = 50.0, data: Any = None, checkpointer: Any = None,
+                 radius_km: float = 50.0, data: Mapping[str, Any] | None = None,
+                 live_options: Mapping[str, Mapping[str, Any]] | None = None, checkpointer: Any = None,
                  artifact_root: str | Path | None = None, on_event: Callable[[dict[str, Any]], None] | None = None,
                  out: str | Path | None = None) -> None:
         self.id = study_id or new_study_id()
@@ -71,7 +82,10 @@ class Studio:
         self.config = {"configurable": {"thread_id": self.id}}
         self.artifact_root = str(artifact_root) if artifact_root else str(aquascope_home() / "studies" / self.id / "artifacts")
         self.context = CrewContext(model=model, role_models=dict(role_models or {}), api_key=api_key, base_url=base_url,
-                                   timeout=timeout, artifact_root=self.artifact_root, live=live, data=data)
+                                   timeout=timeout, artifact_root=self.artifact_root, live=live,
+                                   live_options=dict(live_options or {}))
+        # the user's tables are read once here, so an unreadable one is refused before anything runs
+        self._tables = {name: _entry(name, content) for name, content in (data or {}).items()}
 
     # -- lifecycle ------------------------------------------------------------------------------
     def close(self) -> None:
@@ -186,6 +200,7 @@ class Studio:
             if self.out:
                 request["out"] = self.out
             return self._run({"id": self.id, "site": self.site, "request": request, "status": "intake",
+                              "tables": dict(self._tables),
                               "messages": [{"role": "user", "kind": "text", "text": text}]})
         pending = self.pending()
         if pending in ("answer_questions", "approve_plan"):
@@ -193,6 +208,19 @@ class Studio:
         if snap.values.get("status") in ("done", "declined"):
             return self.follow_up(text)
         raise StudyError(f"the study is {snap.values.get('status')!r} and waits for nothing; resume it to continue")
+
+    def add_table(self, name: str, content: Any, **options: Any) -> dict[str, Any]:
+        """Add a table (a path, bytes, CSV text or a DataFrame) at any point; returns what was read from it.
+
+        Before the study starts it joins the brief; later it joins the workspace and the next plan or
+        follow-up uses it (the original is kept verbatim in ``tables``)."""
+        entry = _entry(name, content, **options)
+        if not self._snapshot().values:
+            self._tables[name] = entry
+        else:
+            tables = {**(self._snapshot().values.get("tables") or {}), name: entry}
+            self.graph.update_state(self.config, {"tables": tables})
+        return entry
 
     def approve(self, edits: Mapping[str, Any] | None = None) -> Reply:
         """Approve the plan (with edits: ``{"steps": {id: {field: value}}}``, ``{"drop": [ids]}`` or ``{"study": {...}}``)."""

@@ -24,7 +24,7 @@ def analysts(ws: Workspace, *, data: DataContext | None = None, extra: Mapping[s
     """Write ``ws.run`` (results with payloads and gates) and the study's ``results``."""
     ws.status = "running"
     study = Study.from_dict(ws.study)
-    data = data or DataContext(live=bool(ws.request.get("live")))
+    data = data or DataContext.from_tables(ws.tables, ws.site, live=bool(ws.request.get("live")))
     ws.event(ROLE, "start", {"steps": [s.id for s in study.steps]})
 
     def relay(event: dict[str, Any]) -> None:

@@ -63,13 +63,11 @@ def _site_data(ws: Workspace) -> dict[str, Any]:
     site = inv.get("site") or ws.site
     rows = []
     for d in (inv.get("datasets") or [])[:12]:
-        if d.get("kind") != "station":
-            rows.append([d.get("name"), "upload", "", d.get("variable"), "", ""])
-            continue
         held = [v for v in d.get("variables", []) if v.get("usable")]
         listed = [v for v in d.get("variables", []) if not v.get("usable")]
         v = held[0] if held else (listed[0] if listed else {})
-        rows.append([d.get("name"), f"{d.get('source')} {d.get('station_id')}", fmt(d.get("distance_km")),
+        where = "the user's table" if d.get("kind") == "upload" else f"{d.get('source')} {d.get('station_id')}"
+        rows.append([d.get("name"), where, fmt(d.get("distance_km")),
                      ", ".join(x.get("variable", "") for x in held) or "metadata only",
                      f"{str(v.get('period_start') or '')[:10]} to {str(v.get('period_end') or '')[:10]}" if v else "",
                      fmt(v.get("years")) if v.get("years") is not None else ""])

@@ -1,12 +1,49 @@
-"""Where a tool's data comes from during a run: the named sources plus the user's uploads."""
+"""Where a tool's data comes from during a run: the named sources plus the user's uploads.
+
+The user's tables live in the workspace verbatim (``tables``: name -> the original bytes as text or
+base64, with the options they were read with), so a run re-reads them the same way every time and
+nothing but JSON is kept between steps. :func:`table_entry` makes such an entry from what a user
+gives (a path, bytes, text or a DataFrame) and refuses an unreadable table with the reason.
+"""
 
 from __future__ import annotations
 
+import base64
 from typing import Any, Mapping
 
-from aquascope_core.errors import DataNotFoundError
+from aquascope_core.errors import DataNotFoundError, InputError
 
-__all__ = ["DataContext", "resolve"]
+__all__ = ["DataContext", "resolve", "table_entry", "INGEST_OPTIONS"]
+
+INGEST_OPTIONS = ("value_column", "date_column", "unit", "variable", "dayfirst")
+
+
+def table_entry(name: str, content: Any, **options: Any) -> dict[str, Any]:
+    """Read ``content`` once (refusing it with the reason when it is not a usable table) and return the
+    JSON-safe entry the workspace keeps: the user's original, the options, and what was found."""
+    from aquascope_core.data import ingest
+
+    unknown = set(options) - set(INGEST_OPTIONS)
+    if unknown:
+        raise InputError.bad_value("options", sorted(unknown), "among " + ", ".join(INGEST_OPTIONS))
+    opts = {k: v for k, v in options.items() if v is not None}
+    ds = ingest(name, content, **opts)
+    return {
+        "name": ds["name"],
+        "original": ds["original"],
+        "options": opts,
+        "variables": [{k: v.get(k) for k in ("variable", "unit", "resolution", "period_start", "period_end", "years",
+                                             "n_values", "column")} for v in ds["variables"]],
+        "questions": list(ds.get("questions") or []),
+        "warnings": list(ds.get("warnings") or []),
+    }
+
+
+def _content(entry: Mapping[str, Any]) -> Any:
+    orig = entry["original"]
+    if orig.get("encoding") == "base64":
+        return base64.b64decode(orig["data"])
+    return orig["data"] if orig.get("encoding") == "csv-of-dataframe" else orig["data"].encode("utf-8")
 
 
 class DataContext:
@@ -16,21 +53,49 @@ class DataContext:
     (``describe_station``, ``fetch_series``); it shadows a named source of the same name.
     """
 
-    def __init__(self, extra: Mapping[str, Any] | None = None, *, live: bool = False) -> None:
+    def __init__(self, extra: Mapping[str, Any] | None = None, *, live: bool = False,
+                 live_options: Mapping[str, Mapping[str, Any]] | None = None) -> None:
         self.extra = dict(extra or {})
         self.live = live
+        self.live_options = {k: dict(v) for k, v in (live_options or {}).items()}
+
+    @classmethod
+    def from_tables(cls, tables: Mapping[str, Mapping[str, Any]] | None, site: Mapping[str, Any] | None = None, *,
+                    live: bool = False, live_options: Mapping[str, Mapping[str, Any]] | None = None) -> "DataContext":
+        """A context whose ``upload`` source serves the workspace's tables, placed at the site."""
+        ctx = cls(live=live, live_options=live_options)
+        if tables:
+            from aquascope_core.data import UploadSource, ingest
+
+            uploads = UploadSource()
+            for name, entry in tables.items():
+                ds = ingest(name, _content(entry), **dict(entry.get("options") or {}))
+                if site and site.get("lat") is not None:
+                    uploads.add(ds, lat=site["lat"], lon=site["lon"])
+                else:
+                    uploads.add(ds)
+            ctx.extra["upload"] = uploads
+        return ctx
+
+    @property
+    def uploads(self) -> Any:
+        return self.extra.get("upload")
 
     def source(self, name: str) -> Any:
         if name in self.extra:
             return self.extra[name]
         from aquascope_core.data import get_source
+        from aquascope_core.data.live import LIVE_SOURCES
 
+        if name in LIVE_SOURCES:
+            return get_source(name, live=self.live, **self.live_options.get(name, {}))
         try:
-            return get_source(name, live=self.live) if self.live else get_source(name)
-        except DataNotFoundError:
+            return get_source(name)
+        except InputError:
+            if name == "upload":
+                raise DataNotFoundError("the study has no uploaded tables", argument="source", value=name,
+                                        recovery="Add the table (Studio.add_table or --data FILE).") from None
             raise
-        except KeyError:
-            raise DataNotFoundError(f"no data source named {name!r}", argument="source", value=name) from None
 
     def fetch_series(self, source: str, station_id: str, variable: str, start: str | None = None,
                      end: str | None = None):
