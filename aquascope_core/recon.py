@@ -90,17 +90,36 @@ def _live_rows(lat: float, lon: float, radius_km: float, options: Mapping[str, M
     return rows
 
 
+# Sources whose records are model output (reanalysis, a hydrological model), not observations.
+MODELLED_SOURCES = ("open_meteo_era5", "glofas")
+# A modelled record of these variables is never taken for an observed one: it is listed under its own name.
+_OBSERVED_ONLY = {"discharge": "discharge_modelled"}
+
+
+def _is_modelled(st: Mapping[str, Any]) -> bool:
+    return st.get("source") in MODELLED_SOURCES
+
+
 def site_context(stations: Sequence[Mapping[str, Any]], *, radius_km: float,
                  extra_variables: Sequence[Mapping[str, Any]] = ()) -> dict[str, Any]:
-    """The SiteContext dict the registry reads, from the stations found (nearest first)."""
+    """The SiteContext dict the registry reads, from the stations found (nearest first).
+
+    Observed records come first; reanalysis and model output stand in only for a variable no
+    observation provides (and modelled discharge is listed as ``discharge_modelled``, never as a gauge).
+    """
     years: dict[str, float] = {}
     resolution: dict[str, str] = {}
     by_var: dict[str, dict[str, Any]] = {}
-    for st in stations:
+    modelled: list[str] = []
+    for st in sorted(stations, key=_is_modelled):
         for v in st.get("variables", []):
             name = v.get("variable")
+            if _is_modelled(st):
+                name = _OBSERVED_ONLY.get(name, name)
             if not name or not v.get("usable") or name in years:
                 continue
+            if _is_modelled(st):
+                modelled.append(name)
             years[name] = float(v.get("years") or 0.0)
             resolution[name] = v.get("resolution") or "daily"
             by_var[name] = {"source": st.get("source"), "station_id": st.get("station_id"), "name": st.get("name"),
@@ -122,7 +141,10 @@ def site_context(stations: Sequence[Mapping[str, Any]], *, radius_km: float,
     elif stations:
         area = None  # a gauge elsewhere does not tell the site's area
     donors = None
-    if area:
+    if not any(v.get("variable") == "discharge" and v.get("usable") for st in stations if not _is_modelled(st)
+               for v in st.get("variables", [])):
+        donors = 0  # looked, and no gauged record is within reach
+    elif area:
         lo, hi = DONOR_AREA_RATIO
         donors = sum(
             1 for st in stations
@@ -133,7 +155,8 @@ def site_context(stations: Sequence[Mapping[str, Any]], *, radius_km: float,
         )
     ctx = SiteContext(years_by_variable=years, resolution_by_variable=resolution, area_km2=area, donors=donors,
                       available=set(years)).to_dict()
-    ctx.update({"radius_km": radius_km, "ungauged": "discharge" not in years, "station_by_variable": by_var})
+    ctx.update({"radius_km": radius_km, "ungauged": "discharge" not in years, "station_by_variable": by_var,
+                "modelled": modelled})
     return ctx
 
 

@@ -32,10 +32,16 @@ def test_importing_roles_leaves_langgraph_and_litellm_out():
     assert found == ""
 
 
-def test_a_keyless_study_never_imports_litellm(tmp_path):
+def test_a_keyless_study_never_imports_litellm_and_opens_no_socket(tmp_path):
     found = _run(f"""
-        import os, sys
+        import os, socket, sys
         os.environ["AQUASCOPE_HOME"] = {str(tmp_path)!r}
+
+        def refuse(*a, **k):
+            raise AssertionError("a socket was opened")
+
+        socket.socket.connect = refuse
+        socket.create_connection = refuse
         from graphs.studio import Studio
         with Studio(41.10, -74.96) as s:
             s.say("Design flow for a road crossing, 100-year")

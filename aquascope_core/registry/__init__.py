@@ -200,10 +200,16 @@ _ORDER = {"defensible": 0, "marginal": 1, "not_defensible": 2}
 
 def sufficiency_table(ctx: SiteContext | Mapping[str, Any], problem: str | None = None,
                       methods: Iterable[str] | None = None) -> list[dict[str, Any]]:
-    """Every method (for ``problem`` when given) assessed at the site, defensible first."""
+    """Every method that depends on the site (for ``problem`` when given) assessed there, defensible first.
+
+    Methods that only apply to other methods' results (drought classes, return periods of a fit)
+    are left out unless ``methods`` names them."""
     ctx = _as_context(ctx)
+    # methods that apply to other methods' results (no site record, no donors) say nothing about the site
     ids = list(methods) if methods is not None else [
-        m.id for m in METHODS.values() if problem is None or not m.problems or problem in m.problems
+        m.id for m in METHODS.values()
+        if (problem is None or not m.problems or problem in m.problems)
+        and (m.variable is not None or m.min_donors is not None or m.needs)
     ]
     rows = [assess_method(i, ctx) for i in ids]
     return sorted(rows, key=lambda r: (_ORDER[r["status"]], ids.index(r["method"])))
