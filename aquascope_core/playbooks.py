@@ -34,6 +34,9 @@ __all__ = [
     "scope_for",
     "choose_branch",
     "plan",
+    "plan_branch",
+    "companions",
+    "add_companion",
     "render",
     "condition_holds",
     "STANDARD_RETURN_PERIODS",
@@ -379,25 +382,11 @@ def choose_branch(pb: Mapping[str, Any], scope: dict[str, Any]) -> tuple[dict[st
         f"No branch of the {pb.get('title', pb.get('id'))} playbook applies at this site with the data found.")
 
 
-def plan(playbook: str | Mapping[str, Any], recon: Mapping[str, Any], intake: Mapping[str, Any] | None = None, *,
-         question: str = "") -> "Any":
-    """Fill a version-3 study from the playbook's tree with no model.
-
-    Raises :class:`DeclinedError` with the playbook's sentence when it declines, or when a required
-    step's method is not defensible at the site (an optional one is dropped with a note).
-    """
-    from aquascope_core.catalogue import validate_plan
+def _branch_steps(branch: Mapping[str, Any], scope: Mapping[str, Any], ctx: Mapping[str, Any]) -> tuple[list[Any], list[str]]:
+    """The branch's steps rendered for the site; optional steps the site cannot support dropped with a note."""
     from aquascope_core.registry import assess_method
-    from aquascope_core.study import Step, Study
+    from aquascope_core.study import Step
 
-    pb = load(playbook) if isinstance(playbook, str) else copy.deepcopy(dict(playbook))
-    intake = coerce_intake(pb, intake)
-    scope = scope_for(recon, intake, pb)
-    branch, refusal = choose_branch(pb, scope)
-    if branch is None:
-        raise DeclinedError(refusal, recovery=pb.get("decline_recovery") or DeclinedError.default_recovery)
-    ctx = dict(recon.get("context") or {})
-    ctx["return_period"] = intake.get("return_period")
     notes: list[str] = []
     steps: list[Step] = []
     dropped: set[str] = set()
@@ -415,7 +404,7 @@ def plan(playbook: str | Mapping[str, Any], recon: Mapping[str, Any], intake: Ma
             local["station"] = st
         step = Step.from_dict(render(raw, local))
         step.depends_on = [d for d in step.depends_on if d not in dropped]
-        if any(d in dropped for d in raw.get("depends_on", []) or []) and not step.depends_on and raw.get("depends_on"):
+        if any(d in dropped for d in raw.get("depends_on", []) or []):
             dropped.add(step.id)
             notes.append(f"step {step.id} ({step.tool}) dropped: it depends on a dropped step")
             continue
@@ -431,6 +420,33 @@ def plan(playbook: str | Mapping[str, Any], recon: Mapping[str, Any], intake: Ma
             if verdict["status"] == "marginal":
                 notes.append(f"step {step.id}: {verdict['label']} is marginal here ({verdict['reason']})")
         steps.append(step)
+    return steps, notes
+
+
+def _site_context(recon: Mapping[str, Any], intake: Mapping[str, Any]) -> dict[str, Any]:
+    ctx = dict(recon.get("context") or {})
+    ctx["return_period"] = intake.get("return_period")
+    return ctx
+
+
+def plan(playbook: str | Mapping[str, Any], recon: Mapping[str, Any], intake: Mapping[str, Any] | None = None, *,
+         question: str = "") -> "Any":
+    """Fill a version-3 study from the playbook's tree with no model.
+
+    Raises :class:`DeclinedError` with the playbook's sentence when it declines, or when a required
+    step's method is not defensible at the site (an optional one is dropped with a note).
+    """
+    from aquascope_core.catalogue import validate_plan
+    from aquascope_core.study import Study
+
+    pb = load(playbook) if isinstance(playbook, str) else copy.deepcopy(dict(playbook))
+    intake = coerce_intake(pb, intake)
+    scope = scope_for(recon, intake, pb)
+    branch, refusal = choose_branch(pb, scope)
+    if branch is None:
+        raise DeclinedError(refusal, recovery=pb.get("decline_recovery") or DeclinedError.default_recovery)
+    ctx = _site_context(recon, intake)
+    steps, notes = _branch_steps(branch, scope, ctx)
     caveats = []
     for c in pb.get("caveats", []) or []:
         if isinstance(c, str):
@@ -468,4 +484,94 @@ def plan(playbook: str | Mapping[str, Any], recon: Mapping[str, Any], intake: Ma
     if errors:
         raise PlaybookError(f"playbook {pb['id']} branch {branch['id']} produced a plan that does not validate: "
                             + "; ".join(errors))
+    return study
+
+
+def _prefixed(steps: Sequence[Any], prefix: str) -> list[Any]:
+    """The steps with ids ``<prefix>_<id>``; their depends_on and ``{{ result.<id>. }}`` references follow."""
+    from aquascope_core.study import Step
+
+    ids = {s.id for s in steps}
+    pattern = re.compile(r"(\{\{\s*result\.)(" + "|".join(map(re.escape, sorted(ids, key=len, reverse=True))) + r")(\.)")
+
+    def rewrite(obj: Any) -> Any:
+        if isinstance(obj, str):
+            return pattern.sub(lambda m: f"{m.group(1)}{prefix}_{m.group(2)}{m.group(3)}", obj) if ids else obj
+        if isinstance(obj, Mapping):
+            return {k: rewrite(v) for k, v in obj.items()}
+        if isinstance(obj, list):
+            return [rewrite(v) for v in obj]
+        return obj
+
+    out = []
+    for s in steps:
+        d = rewrite(s.to_dict())
+        d["id"] = f"{prefix}_{s.id}"
+        d["depends_on"] = [f"{prefix}_{x}" if x in ids else x for x in s.depends_on]
+        out.append(Step.from_dict(d))
+    return out
+
+
+def plan_branch(playbook: str | Mapping[str, Any], recon: Mapping[str, Any], intake: Mapping[str, Any] | None,
+                branch_id: str, *, prefix: str | None = None) -> list[Any]:
+    """The steps of one named branch at the site (its conditions are not asked: a fallback chose it).
+
+    With ``prefix`` the step ids become ``<prefix>_<id>`` so they can join a study that already has
+    steps of the same ids (a branch replan, a companion playbook)."""
+    pb = load(playbook) if isinstance(playbook, str) else copy.deepcopy(dict(playbook))
+    intake = coerce_intake(pb, intake)
+    branch = next((b for b in pb.get("branches", []) if b["id"] == branch_id), None)
+    if branch is None:
+        raise PlaybookError(f"playbook {pb['id']} has no branch {branch_id!r} "
+                            f"(branches: {', '.join(b['id'] for b in pb.get('branches', []))})")
+    scope = scope_for(recon, intake, pb)
+    if branch.get("variable"):
+        station = _nearest_station(scope, branch["variable"])
+        if station is None:
+            raise DeclinedError(f"the {branch.get('label', branch_id)} branch needs a station with "
+                                f"{branch['variable']} and none is within reach")
+        scope["station"] = station
+    steps, _notes = _branch_steps(branch, scope, _site_context(recon, intake))
+    return _prefixed(steps, prefix) if prefix else steps
+
+
+def companions(text: str, primary: str) -> list[str]:
+    """The companion playbooks a compound brief names: those the primary playbook lists as companions whose own
+    keywords the text also names (e.g. "irrigate 50 ha of maize from the river" -> supply_reliability)."""
+    if not isinstance(text, str) or not text.strip():
+        return []
+    low = text.lower()
+    out = []
+    for comp in load(primary).get("companions", []) or []:
+        cid = comp["playbook"] if isinstance(comp, Mapping) else comp
+        words = (comp.get("keywords") if isinstance(comp, Mapping) else None) or load(cid).get("keywords", [])
+        if any(re.search(r"(?<![a-z])" + re.escape(str(w).lower()) + r"(?![a-z])", low) for w in words):
+            out.append(cid)
+    return out
+
+
+def add_companion(study: Any, playbook: str, recon: Mapping[str, Any], intake: Mapping[str, Any] | None) -> Any:
+    """Plan the companion ``playbook`` at the same site and append its new steps (ids prefixed with the
+    playbook's id); a step the study already has (same tool and arguments) is not added twice. A companion
+    that declines leaves a note on the plan, not an error."""
+    from aquascope_core.catalogue import validate_plan
+
+    try:
+        comp = plan(playbook, recon, intake)
+    except DeclinedError as exc:
+        study.plan.setdefault("notes", []).append(f"companion {playbook} declined: {exc.message}")
+        return study
+    existing = {(s.tool, repr(sorted(s.arguments.items()))) for s in study.steps}
+    new = [s for s in _prefixed(comp.steps, playbook) if (s.tool, repr(sorted(s.arguments.items()))) not in existing]
+    study.steps.extend(new)
+    p = study.plan
+    p.setdefault("companions", []).append({"playbook": playbook, "branch": comp.plan["branch"],
+                                           "steps": [s.id for s in new]})
+    for key in ("methodology", "assumptions", "limitations_expected", "caveats", "citations", "notes"):
+        for item in comp.plan.get(key) or []:
+            if item not in (p.get(key) or []):
+                p.setdefault(key, []).append(item)
+    errors = validate_plan(study, site=_site_context(recon, intake or {}))
+    if errors:
+        raise PlaybookError(f"companion {playbook} does not fit the plan: " + "; ".join(errors))
     return study

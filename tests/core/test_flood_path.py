@@ -161,3 +161,19 @@ def test_verify_matches_numbers_at_their_written_precision():
         {"text": "−3.5", "value": -3.5, "decimals": 1, "percent": False},
         {"text": "2,000", "value": 2000.0, "decimals": 0, "percent": False}]
     assert matches({"value": 25.0, "decimals": 0, "percent": True}, {0.25})
+
+
+def test_plan_branch_prefixes_ids_and_rewrites_references(recon):
+    steps = playbooks.plan_branch("flood_risk", recon, {"return_period": 100}, "at_site", prefix="alt")
+    assert [s.id for s in steps] == ["alt_s1", "alt_s2", "alt_s3", "alt_s4"]
+    s3 = steps[2]
+    assert s3.depends_on == ["alt_s2"] and s3.arguments["values"] == "{{ result.alt_s2.values }}"
+    study = Study.from_dict({"version": 3, "steps": [s.to_dict() for s in steps]})
+    assert validate_plan(study, site=recon["context"]) == []
+    with pytest.raises(Exception, match="no branch 'nowhere'"):
+        playbooks.plan_branch("flood_risk", recon, {}, "nowhere")
+
+
+def test_companions_are_named_by_the_primary_playbook_and_the_text():
+    assert playbooks.companions("Design flow for a road crossing", "flood_risk") == []
+    assert playbooks.companions("", "flood_risk") == []
