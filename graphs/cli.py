@@ -147,6 +147,40 @@ def cmd_studio(args: argparse.Namespace) -> int:
         return _finish(studio, studio.say(args.problem), out, args.yes)
 
 
+def cmd_solve(args: argparse.Namespace) -> int:
+    from roles.team import solve
+
+    if not args.problem or not args.problem.strip():
+        _err("the problem text is empty: describe the question, for example "
+             "aquascope solve \"Design flow for a road crossing, 100-year\" --lat 41.10 --lon -74.96")
+        return EXIT_INPUT
+    progress = _Progress(args.quiet)
+    result = solve(args.problem, lat=args.lat, lon=args.lon, playbook=args.playbook, execute=args.yes,
+                   model=args.model, on_event=lambda e: progress({"type": "event", **e}), radius_km=args.radius)
+    if result.declined:
+        _err(f"declined: {result.declined_reason}")
+        return EXIT_DECLINED
+    if args.study:
+        Path(args.study).write_text(result.study.to_yaml())
+        print(f"Wrote the plan to {args.study}", file=sys.stderr)
+    if not args.yes:
+        from aquascope_core.deliverables.report_md import plan_markdown
+
+        print(plan_markdown(result.study))
+        print("\nRun it with --yes (or replay the written study with: aquascope run STUDY.yaml).")
+        return EXIT_OK
+    print(result.answer)
+    if args.out:
+        from aquascope_core.deliverables.report_md import render_markdown
+
+        dest = Path(args.out)
+        dest.mkdir(parents=True, exist_ok=True)
+        (dest / "report.md").write_text(render_markdown(result.report))
+        (dest / "study.yaml").write_text(result.study.to_yaml())
+        print(f"\nWrote report.md, study.yaml to {dest}")
+    return EXIT_OK
+
+
 def cmd_assess(args: argparse.Namespace) -> int:
     from aquascope_core.recon import assess_site
 
@@ -229,6 +263,19 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--checkpoints", help="checkpointer URL (default sqlite:///$AQUASCOPE_HOME/checkpoints.sqlite)")
     s.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
     s.set_defaults(func=cmd_studio)
+
+    so = sub.add_parser("solve", help="plan (and with --yes run) a study in one go, without the conversation")
+    so.add_argument("problem", help="the problem in words")
+    so.add_argument("--lat", type=float, required=True)
+    so.add_argument("--lon", type=float, required=True)
+    so.add_argument("--radius", type=float, default=50.0)
+    so.add_argument("--playbook", help="a playbook id, when the words alone do not choose it")
+    so.add_argument("--yes", action="store_true", help="run the plan and write the report")
+    so.add_argument("--out", help="folder for report.md and study.yaml")
+    so.add_argument("--study", help="write the plan (study.yaml) here")
+    so.add_argument("--model", help="a litellm model string; without it every role runs keyless")
+    so.add_argument("-q", "--quiet", action="store_true")
+    so.set_defaults(func=cmd_solve)
 
     a = sub.add_parser("assess", help="what exists at a point and which methods it can defend")
     a.add_argument("lat", type=float)

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from aquascope_core import playbooks
 from aquascope_core.catalogue import callables
+from aquascope_core.errors import AquascopeError
 from aquascope_core.runner import run_study
-from aquascope_core.study import Study
+from aquascope_core.study import Step, Study
 from aquascope_core.tools.context import DataContext
 from aquascope_core.workspace import Workspace
 
@@ -20,7 +22,8 @@ __all__ = ["analysts"]
 ROLE = "analysts"
 
 
-def analysts(ws: Workspace, *, data: DataContext | None = None, extra: Mapping[str, Any] | None = None) -> Workspace:
+def analysts(ws: Workspace, *, data: DataContext | None = None, extra: Mapping[str, Any] | None = None,
+             max_replans: int = 1) -> Workspace:
     """Write ``ws.run`` (results with payloads and gates) and the study's ``results``."""
     ws.status = "running"
     study = Study.from_dict(ws.study)
@@ -31,7 +34,23 @@ def analysts(ws: Workspace, *, data: DataContext | None = None, extra: Mapping[s
         detail = {k: v for k, v in event.items() if k not in ("role", "step", "event")}
         ws.event(ROLE, event["event"], detail, step=event.get("step"))
 
-    run = run_study(study, callables=callables(data=data, extra=extra), on_event=relay)
+    recon = (ws.inventory or {}).get("recon") or {}
+    intake = (ws.brief or {}).get("intake") or {}
+
+    def replan(step: Step, result: Any, current: Study) -> list[Step]:
+        """A step whose fallback names a branch: that branch's steps, prefixed, run in its place."""
+        branch = step.fallback.get("branch")
+        try:
+            steps = playbooks.plan_branch(current.plan.get("playbook"), recon, intake, branch, prefix=f"{step.id}_{branch}")
+        except AquascopeError as exc:
+            ws.event(ROLE, "replan_refused", {"branch": branch, "reason": exc.message}, step=step.id)
+            return []
+        current.plan.setdefault("notes", []).append(
+            f"step {step.id} failed ({result.failed_reason}); the {branch} branch ran in its place")
+        return steps
+
+    run = run_study(study, callables=callables(data=data, extra=extra), on_event=relay, replan=replan,
+                    max_replans=max_replans)
     ws.run = run.to_dict()
     ws.study = study.to_dict()
     s = run.summary

@@ -161,6 +161,7 @@ def consultant(ws: Workspace, text: str | None = None, *, answers: Mapping[str, 
         "questions": [] if ready else questions,
         "ready": ready,
         "source": source,
+        "companions": playbooks.companions(text, playbook_id),
     }
     if prior.get("feedback"):
         ws.brief["feedback"] = list(prior["feedback"])

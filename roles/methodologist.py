@@ -36,6 +36,16 @@ def methodologist(ws: Workspace, *, model: Any = None) -> Workspace:
         ws.say(ROLE, exc.message, kind="declined", payload={"recovery": exc.recovery})
         ws.event(ROLE, "declined", {"reason": exc.message})
         return ws
+    for comp in brief.get("companions") or []:
+        # a compound brief: the companion playbook's new steps join the plan (its declines become notes)
+        comp_intake = {k: v for k, v in (brief.get("intake_stated") or {}).items()}
+        try:
+            comp_intake = playbooks.coerce_intake(comp, {k: v for k, v in comp_intake.items()
+                                                         if k in {q["name"] for q in playbooks.load(comp).get("intake", [])}})
+            playbooks.add_companion(study, comp, recon, comp_intake)
+        except Exception as exc:  # noqa: BLE001 - a companion never sinks the primary plan
+            study.plan.setdefault("notes", []).append(f"companion {comp} not planned: {exc}")
+        ws.event(ROLE, "companion", {"playbook": comp})
     study.id = ws.id
     errors = validate_plan(study, site=recon.get("context"))
     if errors:  # a playbook defect: say so rather than run a plan that does not hold

@@ -66,3 +66,31 @@ def test_assess_and_playbooks(tmp_path):
     assert res.returncode == 0 and "flood_risk" in res.stdout
     res = aquascope("playbooks", "show", "flood_risk", home=tmp_path)
     assert json.loads(res.stdout)["id"] == "flood_risk"
+
+
+def _numbers(run_json: dict) -> dict:
+    """Payloads without their provenance timestamps, and the gate rows."""
+    out = {}
+    for sid, r in run_json["results"].items():
+        payload = {k: v for k, v in (r["payload"] or {}).items() if k != "meta"}
+        out[sid] = {"status": r["status"], "payload": payload, "gates": r["gates"]}
+    return out
+
+
+def test_a_plan_saved_as_yaml_replays_identically_in_new_processes(tmp_path):
+    plan_file = tmp_path / "plan.yaml"
+    res = aquascope("solve", TEXT, "--lat", "41.10", "--lon", "-74.96", "--study", str(plan_file), "-q", home=tmp_path)
+    assert res.returncode == 0, res.stderr
+    assert "## Plan: Design flood at Flat Brook" in res.stdout and plan_file.is_file()
+    runs = []
+    for name in ("a", "b"):
+        res = aquascope("run", str(plan_file), "--out", str(tmp_path / name), "-q", home=tmp_path)
+        assert res.returncode == 0, res.stderr
+        runs.append(json.loads((tmp_path / name / "run.json").read_text()))
+    assert _numbers(runs[0]) == _numbers(runs[1])
+    from aquascope_core.runner import run_study
+    from aquascope_core.study import Study
+
+    here = run_study(Study.from_yaml(plan_file.read_text())).to_dict()
+    assert _numbers(json.loads(json.dumps(here))) == _numbers(runs[0])
+    assert runs[0]["summary"] == {"planned": 4, "ran": 4, "ok": 4, "failed": 0, "skipped": 0}

@@ -163,3 +163,20 @@ def test_parse_json_object():
     for bad in ("", "no json", "[1, 2]", "{broken"):
         with pytest.raises(ValueError):
             parse_json_object(bad)
+
+
+def test_a_branch_fallback_replans_that_branch_once(tmp_path):
+    ws = new_ws()
+    for role in (consultant, scout, methodologist):
+        role(ws)
+    s3 = ws.study["steps"][2]
+    s3["expects"] = [{"check": "min_years", "value": 500, "path": "n"}]  # cannot pass
+    s3["fallback"] = {"branch": "at_site"}
+    analysts(ws)
+    res = ws.run["results"]
+    assert res["s3"]["status"] == "failed" and res["s3"]["replaced_by"] == [
+        "s3_at_site_s1", "s3_at_site_s2", "s3_at_site_s3", "s3_at_site_s4"]
+    assert res["s3_at_site_s3"]["status"] == "ok"
+    assert res["s3_at_site_s3"]["arguments"]["values"] == res["s3_at_site_s2"]["payload"]["values"]
+    assert any("the at_site branch ran in its place" in n for n in ws.study["plan"]["notes"])
+    assert ws.run["ok"]
