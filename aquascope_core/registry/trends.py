@@ -50,4 +50,22 @@ METHODS: list[MethodPrecondition] = [
         notes="Monthly or quarterly values (one per season and year). Seasons are treated as independent "
               "(no Hirsch-Slack covariance term).",
     ),
+    MethodPrecondition(
+        id="groundwater_level_trend",
+        label="Groundwater level trend (Sen's slope with Mann-Kendall on annual means; seasonal Kendall on monthly means)",
+        variable="groundwater_level",
+        citation="Mann (1945) Econometrica 13, 245-259; Sen (1968) J. Am. Stat. Assoc. 63, 1379-1389; "
+                 "Hirsch, Slack & Smith (1982) Water Resour. Res. 18(1), 107-121",
+        function="aquascope_core.methods.trends.mann_kendall",
+        tool="groundwater_level_trend",
+        min_years=10,
+        marginal_years=2,
+        resolution="monthly",
+        needs=("groundwater_level",),
+        problems=("groundwater_decline",),
+        notes="A decade of annual means is wanted before a decline rate is quoted for a licensing or management "
+              "decision; from two to ten years only the seasonal Kendall test on monthly means can be made, and "
+              "its slope is a screening figure. Annual heads are serially correlated: the p-value of the original "
+              "test is optimistic.",
+    ),
 ]
