@@ -6,7 +6,13 @@ What it cannot tell (a unit, a variable) it asks in ``questions`` instead of gue
 wrong (duplicated dates, text among the values, an empty file, something that is not a table)
 it refuses with an :class:`InputError` naming the problem and the rows.
 
-:class:`UploadSource` serves ingested datasets through the source interface.
+A table of water-quality samples (long: a date, parameter and value column, optionally unit,
+lower/upper objectives and a detection limit; or wide: a date column and one column per sampled
+parameter such as pH, dissolved oxygen or nitrate) is read as one variable, ``water_quality``, of
+resolution ``sample``, with its parameters listed (unit, sample count, period, calendar years).
+
+:class:`UploadSource` serves ingested datasets through the source interface; a samples table is
+read whole with :meth:`UploadSource.fetch_samples`, one parameter with ``fetch_series``.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ import base64
 import hashlib
 import logging
 import pathlib
+import re
 from typing import Any
 
 import numpy as np
@@ -90,8 +97,8 @@ def original_bytes(dataset: dict[str, Any]) -> bytes:
 
 
 def dataset_json(dataset: dict[str, Any]) -> dict[str, Any]:
-    """The JSON part of a dataset: everything but the pandas series."""
-    return {k: v for k, v in dataset.items() if k != "series"}
+    """The JSON part of a dataset: everything but the pandas series (and a samples table's frame)."""
+    return {k: v for k, v in dataset.items() if k not in ("series", "samples")}
 
 
 def _resolution(index: pd.DatetimeIndex, annual: bool) -> str:
@@ -154,8 +161,16 @@ def ingest(name: str, content: bytes | str | pathlib.Path | pd.DataFrame, *, val
         table = _tables.xlsx_table(raw)
     else:
         table = _tables.text_table(raw, warnings)
+    long = _long_samples_header(table, asked=variable == WATER_QUALITY) if variable in (None, WATER_QUALITY) else None
+    if long is not None:
+        frame, limits, layout = _long_samples(table, long, dayfirst=dayfirst, date_column=date_column,
+                                              warnings=warnings)
+        return _samples_dataset(name, fmt, filename, original, frame, limits, layout, warnings)
     parsed = _tables.interpret(table, value_column=value_column, date_column=date_column, dayfirst=dayfirst,
                                warnings=warnings)
+    if variable == WATER_QUALITY or (variable is None and _looks_like_samples(parsed)):
+        frame, layout = _wide_samples(parsed, unit=unit, warnings=warnings)
+        return _samples_dataset(name, fmt, filename, original, frame, {}, layout, warnings)
     questions: list[str] = []
     resolution = _resolution(parsed.index, parsed.annual)
     series: dict[str, pd.Series] = {}
@@ -218,6 +233,251 @@ def ingest(name: str, content: bytes | str | pathlib.Path | pd.DataFrame, *, val
     }
 
 
+# ----------------------------------------------------------------------------- tables of samples
+
+WATER_QUALITY = "water_quality"
+
+
+def _key(text: Any) -> str:
+    return "".join(ch for ch in str(text or "").lower() if ch.isalnum())
+
+
+# Header words of a long table of samples (compared without case, spaces or punctuation).
+_LONG_COLUMNS = {
+    "parameter": {"parameter", "variable", "analyte", "determinand", "characteristic", "characteristicname",
+                  "constituent", "param", "substance", "parametername", "variablename"},
+    "value": {"value", "result", "resultvalue", "concentration", "measurement", "measuredvalue", "reading"},
+    "unit": {"unit", "units", "uom", "unitcode", "resultunit", "valueunit"},
+    "lower": {"lower", "lowerlimit", "lowerobjective", "objectivelower", "minobjective", "lowerguideline"},
+    "upper": {"upper", "upperlimit", "upperobjective", "objectiveupper", "maxobjective", "upperguideline",
+              "objective", "guideline"},
+    "detection_limit": {"detectionlimit", "dl", "mdl", "rdl", "lod", "reportinglimit"},
+    "date": {"date", "datetime", "sampledate", "sampledatetime", "collectiondate", "activitystartdate", "time",
+             "timestamp", "sampled", "datum"},
+}
+# Parameter names and units that mark a column of a wide table as a sampled water-quality parameter.
+_WQ_WORDS = {
+    "ph", "do", "dissolvedoxygen", "oxygen", "oxygendissolved", "conductivity", "specificconductance", "ec",
+    "turbidity", "tss", "totalsuspendedsolids", "tds", "totaldissolvedsolids", "nitrate", "nitrite", "ammonia",
+    "ammonium", "tp", "totalphosphorus", "phosphorus", "phosphate", "orthophosphate", "tn", "totalnitrogen",
+    "nitrogen", "tkn", "chloride", "sulphate", "sulfate", "ecoli", "fc", "fecalcoliforms", "faecalcoliforms",
+    "coliforms", "totalcoliforms", "enterococci", "arsenic", "lead", "mercury", "cadmium", "copper", "zinc", "iron",
+    "manganese", "aluminium", "aluminum", "selenium", "boron", "uranium", "fluoride", "chromium", "nickel",
+    "antimony", "barium", "bod", "bod5", "cod", "toc", "doc", "alkalinity", "hardness", "calcium", "magnesium",
+    "sodium", "potassium", "chlorophyll", "chlorophylla", "watertemperature", "salinity", "silica",
+}
+_WQ_UNITS = {"mg/l", "µg/l", "ug/l", "μg/l", "ng/l", "ntu", "fnu", "cfu/100ml", "mpn/100ml", "#/100ml", "#/dl",
+             "µs/cm", "us/cm", "μs/cm", "ms/cm", "ph", "phunits", "ph units", "mg/l as n", "mg/l as no3", "mg/l as p"}
+_BELOW = re.compile(r"^\s*[<>≤≥]\s*")
+
+
+def _wq_unit(text: Any) -> str | None:
+    """A unit of a sampled parameter named in header text ("Nitrate (mg/L as N)" -> "mg/L as N"), else None."""
+    if not isinstance(text, str):
+        return None
+    for inner in re.findall(r"[\(\[]\s*([^\)\]]+?)\s*[\)\]]", text):
+        if inner.strip().lower().replace(" /", "/").replace("/ ", "/") in _WQ_UNITS:
+            return inner.strip()
+    return None
+
+
+def _long_samples_header(table: _tables.Table, *, asked: bool = False) -> dict[str, int] | None:
+    """{role: column} and the header row of a long table of samples, or None when the table is not one.
+
+    A long table names a parameter column and a value column in one of its first rows; unless samples
+    were ``asked`` for, a table whose parameters are all hydrological variables (a long discharge or
+    rainfall record) is not taken for samples."""
+    for r, row in enumerate(table.rows[:5]):
+        keys = [_key(c) for c in row]
+        cols = {}
+        for role, words in _LONG_COLUMNS.items():
+            hit = next((i for i, k in enumerate(keys) if k in words), None)
+            if hit is not None:
+                cols[role] = hit
+        if "parameter" in cols and "value" in cols and cols["parameter"] != cols["value"]:
+            names = {str(row_[cols["parameter"]]).strip() for row_ in table.rows[r + 1:r + 500]
+                     if len(row_) > cols["parameter"] and not _tables._is_na(row_[cols["parameter"]])}
+            if not asked and names and all(_tables.variable_from_text(n) in ("discharge", "precipitation",
+                                                                "potential_evapotranspiration", "groundwater_level",
+                                                                "water_level") for n in names):
+                return None
+            cols["header_row"] = r
+            return cols
+    return None
+
+
+def _long_samples(table: _tables.Table, cols: dict[str, int], *, dayfirst: bool | None, date_column: Any,
+                  warnings: list[str]) -> tuple[pd.DataFrame, dict[str, dict[str, Any]], dict[str, Any]]:
+    """The samples of a long table as a frame (date, parameter, value, unit) and the objectives it states."""
+    head = cols["header_row"]
+    header = [str(c) if not _tables._is_na(c) else "" for c in table.rows[head]]
+    width = len(header)
+    data = [r for r in range(head + 1, len(table.rows)) if any(not _tables._is_na(c) for c in table.rows[r])]
+    if not data:
+        raise InputError("the table of samples has a header but no rows below it", argument="content",
+                         recovery="Add the samples, one row per date and parameter.")
+    grid = [list(table.rows[r][:width]) + [None] * (width - len(table.rows[r])) for r in data]
+    if date_column is not None:
+        d_pos = _tables._position("date_column", date_column, header, [[h] for h in header])
+    elif "date" in cols:
+        d_pos = cols["date"]
+    else:
+        d_pos = next((c for c in range(width) if c not in cols.values()
+                      and all(_tables._date_kind(row[c]) for row in grid[:50])), None)
+        if d_pos is None:
+            raise InputError("the table of samples has no date column (a column named date, or of ISO dates such as "
+                             "1997-01-07)", argument="date_column", recovery="Name the date column with date_column=...")
+    index = _tables._parse_dates([row[d_pos] for row in grid], data, table, dayfirst, warnings, header[d_pos])
+    texts = [row[cols["value"]] for row in grid if isinstance(row[cols["value"]], str)]
+    decimal = "," if table.text and sum(bool(_tables._NUM_COMMA.match(t.replace(" ", ""))) for t in texts) > \
+        sum("." in t for t in texts) else "."
+    if decimal == ",":
+        warnings.append("decimal commas read as decimal points (1,5 = 1.5)")
+
+    def number(cell: Any, k: int, what: str) -> float:
+        if _tables._is_na(cell):
+            return np.nan
+        x = _tables._number(cell, decimal)
+        if x is not None:
+            return x
+        line = table.lines[data[k]]
+        if isinstance(cell, str) and _BELOW.match(cell):
+            raise InputError(f"the {what} at line {line} is {cell!r}, a value below (or above) a detection limit; give "
+                             "it as a number (the convention you use: 0, half the limit or the limit itself) or leave "
+                             "the cell empty: it is not substituted here", argument="content",
+                             recovery="Resolve the censored values in the table and upload it again.")
+        raise InputError(f"the {what} at line {line} is {cell!r}, not a number", argument="content",
+                         recovery="Write missing values as empty cells or NA.")
+
+    rows, limits, seen = [], {}, {}
+    empty = {}
+    for k, row in enumerate(grid):
+        param = row[cols["parameter"]]
+        if _tables._is_na(param):
+            raise InputError(f"line {table.lines[data[k]]} names no parameter", argument="content",
+                             recovery="Give every row its parameter.")
+        param = str(param).strip()
+        value = number(row[cols["value"]], k, "value")
+        unit = row[cols["unit"]] if "unit" in cols and not _tables._is_na(row[cols["unit"]]) else None
+        unit = None if unit is None else str(unit).strip()
+        lim = {role: number(row[cols[role]], k, role.replace("_", " ")) for role in ("lower", "upper", "detection_limit")
+               if role in cols}
+        when = index[k]
+        if (param, when) in seen:
+            raise InputError(f"parameter {param!r} has two values at {when.isoformat()} (lines "
+                             f"{table.lines[data[seen[(param, when)]]]} and {table.lines[data[k]]}); keep one, or give "
+                             "the sampling time to tell them apart", argument="content")
+        seen[(param, when)] = k
+        prior = limits.setdefault(param, {"unit": unit, **{r: v for r, v in lim.items()}})
+        if prior["unit"] != unit:
+            raise InputError(f"parameter {param!r} is given in {prior['unit']!r} and in {unit!r} (line "
+                             f"{table.lines[data[k]]}); give one unit per parameter", argument="content")
+        for role, v in lim.items():
+            old = prior.get(role)
+            if not (np.isnan(v) and np.isnan(old)) and v != old:
+                raise InputError(f"the {role.replace('_', ' ')} of {param!r} changes at line {table.lines[data[k]]} "
+                                 f"({old:g} before, {v:g} here); the table gives one value per parameter",
+                                 argument="content")
+        if np.isnan(value):
+            empty[param] = empty.get(param, 0) + 1
+            continue
+        rows.append((when, param, value, unit))
+    frame = pd.DataFrame(rows, columns=["date", "parameter", "value", "unit"])
+    frame["date"] = pd.to_datetime(frame["date"])
+    objectives = {}
+    for param, lim in limits.items():
+        clean = {r: float(v) for r, v in lim.items() if r != "unit" and v is not None and not np.isnan(v)}
+        clean["n_empty"] = empty.get(param, 0)
+        objectives[param] = clean
+    layout = {"table": "samples_long", "separator": table.separator, "decimal": decimal, "header_rows": 1,
+              "first_data_line": table.lines[data[0]],
+              "columns": {role: header[c] for role, c in cols.items() if role != "header_row"}}
+    layout["columns"]["date"] = header[d_pos]
+    return frame, objectives, layout
+
+
+def _looks_like_samples(parsed: _tables.Parsed) -> bool:
+    """A wide table whose value columns are mostly sampled water-quality parameters (by name or unit)."""
+    def wq(col: _tables.ValueColumn) -> bool:
+        name = re.sub(r"[\(\[][^\)\]]*[\)\]]", " ", col.header[0] if col.header else col.label)
+        return _key(name) in _WQ_WORDS or any(_wq_unit(h) for h in col.header) or any(
+            str(h).strip().lower() in _WQ_UNITS for h in col.header[1:])
+    hits = sum(wq(c) for c in parsed.values)
+    return hits > 0 and hits * 2 > len(parsed.values) and not parsed.annual
+
+
+def _wide_samples(parsed: _tables.Parsed, *, unit: str | None, warnings: list[str]) -> tuple[pd.DataFrame, dict[str, Any]]:
+    rows = []
+    names = [re.sub(r"\s*[\(\[][^\)\]]*[\)\]]\s*", " ", c.header[0] if c.header else c.label).strip() or c.label
+             for c in parsed.values]
+    for col, name in zip(parsed.values, names):
+        if names.count(name) > 1:  # "Nitrate (mg/L as N)" beside "Nitrate (mg/L)": keep the header whole
+            name = col.label
+        u = (unit if unit is not None and len(parsed.values) == 1 else None) or next(
+            (x for x in (_wq_unit(h) for h in col.header) if x), None) or (
+            col.header[1].strip() if len(col.header) > 1 and col.header[1].strip() else None) or col.unit
+        for when, v in zip(parsed.index, col.values):
+            if not np.isnan(v):
+                rows.append((when, name, float(v), u))
+    frame = pd.DataFrame(rows, columns=["date", "parameter", "value", "unit"])
+    frame["date"] = pd.to_datetime(frame["date"])
+    layout = {"table": "samples_wide", **parsed.layout}
+    return frame, layout
+
+
+def _samples_dataset(name: str, fmt: str, filename: str | None, original: dict[str, Any], frame: pd.DataFrame,
+                     limits: dict[str, dict[str, Any]], layout: dict[str, Any], warnings: list[str]) -> dict[str, Any]:
+    """The dataset of a samples table: one ``water_quality`` variable listing its parameters; never filled."""
+    if frame.empty:
+        raise InputError("the table of samples holds no values (every value cell is empty)", argument="content",
+                         recovery="Upload a table with the sampled values.")
+    ingested = utc_now()
+    prov = source_row("upload", dataset=f"{name} (uploaded {fmt} of water-quality samples"
+                                        f"{', ' + filename if filename else ''}; sha256 {original['sha256'][:12]})",
+                      accessed=ingested)
+    frame = frame.sort_values("date", kind="stable").reset_index(drop=True)  # parameters keep the table's order
+    frame["unit"] = frame["unit"].astype(object).where(frame["unit"].notna(), None)
+    questions: list[str] = []
+    params, series = [], {}
+    for param, g in frame.groupby("parameter", sort=False):
+        unit = g["unit"].iloc[0]
+        unit = None if unit is None or (isinstance(unit, float) and np.isnan(unit)) else str(unit)
+        lim = limits.get(param, {})
+        if unit is None and _key(param) != "ph":
+            questions.append(f"What is the unit of {param!r}? (for example mg/L, ug/L, mg/L as N, NTU, CFU/100 mL)")
+        s = pd.Series(g["value"].to_numpy(dtype=float), index=pd.DatetimeIndex(g["date"]), name=param)
+        s.index.name = "date"
+        s.attrs = {"variable": WATER_QUALITY, "parameter": param, "column": param, "unit": unit, "resolution": "sample",
+                   "source": "upload", "station_id": name, "name": name, "provenance": prov,
+                   "gaps": {"n_missing": 0, "n_gaps": 0, "gaps": []}}
+        series[param] = s
+        dl = lim.get("detection_limit")
+        params.append({
+            "parameter": param, "unit": unit, "n_samples": int(s.size), "n_empty": int(lim.get("n_empty", 0)),
+            "period_start": s.index[0].date().isoformat(), "period_end": s.index[-1].date().isoformat(),
+            "years": int(s.index.year.nunique()), "lower": lim.get("lower"), "upper": lim.get("upper"),
+            "detection_limit": dl, "n_below_detection": None if dl is None else int((s < dl).sum()),
+        })
+    dates = pd.DatetimeIndex(frame["date"])
+    entry = variable_entry(WATER_QUALITY, "by parameter", "sample", source="upload", offline=True,
+                           note=f"{len(params)} sampled parameter(s) of {filename or name}",
+                           period_start=dates[0].date().isoformat(), period_end=dates[-1].date().isoformat(),
+                           years=float(dates.year.nunique()), n_values=int(len(frame)))
+    entry.update({"column": "parameters", "variable_known": True, "unit_known": not questions,
+                  "gaps": {"n_missing": 0, "n_gaps": 0, "gaps": [], "n_empty_cells": sum(p["n_empty"] for p in params)},
+                  "parameters": params, "n_parameters": len(params), "n_sampling_dates": int(dates.nunique())})
+    return {
+        "name": name, "kind": "upload", "format": fmt, "variables": [entry], "series": series,
+        "samples": frame[["date", "parameter", "value", "unit"]].copy(),
+        "columns": [{"name": p["parameter"], "role": "parameter", "unit": p["unit"], "n_values": p["n_samples"]}
+                    for p in params],
+        "unit": None, "resolution": "sample",
+        "period": {"start": dates[0].isoformat(), "end": dates[-1].isoformat()},
+        "gaps": entry["gaps"], "questions": questions, "warnings": warnings, "layout": layout,
+        "original": original, "ingested": ingested,
+    }
+
+
 class UploadSource(Source):
     """Ingested datasets behind the source interface; a dataset has a position only if the user gives one."""
 
@@ -258,8 +518,9 @@ class UploadSource(Source):
     def _row(self, sid: str, distance_km: float | None) -> dict[str, Any]:
         d = self._datasets[sid]
         lat, lon, area = self._places.get(sid, (None, None, None))
-        variables = [{k: v[k] for k in ("variable", "unit", "resolution", "period_start", "period_end", "years",
-                                        "n_values", "offline", "live", "source", "note", "column")}
+        variables = [{**{k: v[k] for k in ("variable", "unit", "resolution", "period_start", "period_end", "years",
+                                           "n_values", "offline", "live", "source", "note", "column")},
+                      **{k: v[k] for k in ("parameters", "n_parameters", "n_sampling_dates") if k in v}}
                      for v in d["variables"]]
         return station_row(source=self.name, station_id=sid, name=sid, lat=lat, lon=lon, distance_km=distance_km,
                            area_km2=area, regulation=None, variables=variables, url=None)
@@ -290,6 +551,16 @@ class UploadSource(Source):
 
     def fetch_series(self, station_id: str, variable: str, *, start: Any = None, end: Any = None) -> pd.Series:
         d = self._known(station_id)
+        if "samples" in d:  # a table of samples: one parameter at a time
+            if variable in d["series"]:
+                s = d["series"][variable]
+                out = slice_period(s, start, end, what=f"upload {station_id} {variable}").copy()
+                out.attrs = dict(s.attrs)
+                return out
+            held = ", ".join(d["series"])
+            raise DataNotFoundError(f"upload {station_id!r} is a table of water-quality samples; ask for one of its "
+                                    f"parameters ({held}) or read it whole with fetch_samples", argument="variable",
+                                    value=variable, recovery=f"Ask for one of: {held}.")
         for v in d["variables"]:
             if variable in (v["variable"], v["column"]):
                 s = d["series"][v["column"]]
@@ -301,3 +572,24 @@ class UploadSource(Source):
         held = ", ".join(f"{v['variable']} (column {v['column']!r}, {v['unit']})" for v in d["variables"])
         raise DataNotFoundError(f"upload {station_id!r} holds no {variable!r}; it holds {held}", argument="variable",
                                 value=variable, recovery=f"Ask for one of: {held}.")
+
+    def fetch_samples(self, station_id: str, *, start: Any = None, end: Any = None) -> pd.DataFrame:
+        """A table of samples as a long frame (date, parameter, value, unit), a copy; ``attrs`` carry the
+        provenance and the objectives and detection limits the table states, by parameter."""
+        d = self._known(station_id)
+        if "samples" not in d:
+            held = ", ".join(v["variable"] for v in d["variables"])
+            raise DataNotFoundError(f"upload {station_id!r} is not a table of samples; it holds {held}",
+                                    argument="station_id", value=station_id,
+                                    recovery="Upload a table of samples: date, parameter, value, unit.")
+        frame = d["samples"]
+        if start is not None or end is not None:
+            idx = pd.Series(np.arange(len(frame)), index=pd.DatetimeIndex(frame["date"]))
+            rows = slice_period(idx, start, end, what=f"upload {station_id} samples").to_numpy()
+            frame = frame.iloc[rows]
+        out = frame.reset_index(drop=True).copy()
+        params = d["variables"][0]["parameters"]
+        out.attrs = {"variable": WATER_QUALITY, "resolution": "sample", "source": "upload", "station_id": station_id,
+                     "name": station_id, "provenance": dict(next(iter(d["series"].values())).attrs["provenance"]),
+                     "parameters": [dict(p) for p in params]}
+        return out

@@ -32,8 +32,10 @@ def table_entry(name: str, content: Any, **options: Any) -> dict[str, Any]:
         "name": ds["name"],
         "original": ds["original"],
         "options": opts,
-        "variables": [{k: v.get(k) for k in ("variable", "unit", "resolution", "period_start", "period_end", "years",
-                                             "n_values", "column")} for v in ds["variables"]],
+        "variables": [{**{k: v.get(k) for k in ("variable", "unit", "resolution", "period_start", "period_end", "years",
+                                                "n_values", "column")},
+                       **{k: v[k] for k in ("parameters", "n_parameters", "n_sampling_dates") if k in v}}
+                      for v in ds["variables"]],
         "questions": list(ds.get("questions") or []),
         "warnings": list(ds.get("warnings") or []),
     }
@@ -100,6 +102,14 @@ class DataContext:
     def fetch_series(self, source: str, station_id: str, variable: str, start: str | None = None,
                      end: str | None = None):
         return self.source(source).fetch_series(station_id, variable, start=start, end=end)
+
+    def fetch_samples(self, source: str, station_id: str, start: str | None = None, end: str | None = None):
+        """A table of samples (date, parameter, value, unit) from a source that holds them (the uploads)."""
+        src = self.source(source)
+        if not hasattr(src, "fetch_samples"):
+            raise DataNotFoundError(f"the source {source!r} holds no tables of samples", argument="source", value=source,
+                                    recovery="Upload a table of samples (date, parameter, value, unit).")
+        return src.fetch_samples(station_id, start=start, end=end)
 
     def describe_station(self, source: str, station_id: str) -> dict[str, Any]:
         return self.source(source).describe_station(station_id)
