@@ -8,7 +8,9 @@ methodology a report prints and the steps with their gates.
 Conditions (``when``) and placeholders (``{{ ... }}``) see the reconnaissance extended with
 ``intake``, ``station`` (the nearest station holding the branch's variable), ``site`` and
 ``derived`` (``<variable>_years``, ``donors``, ``area_km2``, ``return_period_cap``,
-``return_period_beyond_cap``, ``return_periods``, ``has_<variable>``). Run-time references
+``return_period_beyond_cap``, ``return_periods``, ``has_<variable>``; for a record that is a table of
+samples by parameter, ``<variable>_parameters``, ``<variable>_sample_counts`` and
+``<variable>_parameter_years``, lists largest first, so ``[3]`` is the fourth largest). Run-time references
 ``{{ result.sN.path }}`` are left in the study for the runner.
 """
 
@@ -257,6 +259,17 @@ def _nearest_station(recon: Mapping[str, Any], variable: str | None) -> dict[str
     return None
 
 
+def _sampled_parameters(recon: Mapping[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """Variable -> the parameters of the nearest station whose record of it is a table of samples."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for st in recon.get("stations", []) or []:
+        for v in st.get("variables", []) or []:
+            name = v.get("variable")
+            if name and name not in out and v.get("parameters") and v.get("usable", v.get("offline", True)):
+                out[name] = list(v["parameters"])
+    return out
+
+
 def scope_for(recon: Mapping[str, Any], intake: Mapping[str, Any], playbook: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The dict conditions and placeholders are evaluated over."""
     from aquascope_core.registry import METHODS
@@ -268,6 +281,10 @@ def scope_for(recon: Mapping[str, Any], intake: Mapping[str, Any], playbook: Map
     for var in ("discharge", "precipitation", "pet", "temperature", "groundwater_level", "water_quality"):
         derived.setdefault(f"{var}_years", 0.0)
         derived[f"has_{var}"] = bool(years.get(var)) or (available is not None and var in available)
+    for var, params in _sampled_parameters(recon).items():  # tables of samples: counts and years by parameter
+        derived[f"{var}_parameters"] = len(params)
+        derived[f"{var}_sample_counts"] = sorted((int(p.get("n_samples") or 0) for p in params), reverse=True)
+        derived[f"{var}_parameter_years"] = sorted((float(p.get("years") or 0) for p in params), reverse=True)
     derived["donors"] = ctx.get("donors") or 0
     derived["area_km2"] = ctx.get("area_km2")
     derived["dams"] = (recon.get("catchment") or {}).get("dams")
