@@ -63,28 +63,190 @@ def _return_period(text: str) -> int | None:
     return None
 
 
+_NUM = r"(\d+(?:[.,]\d+)?)"
+# A demand: a number and a flow or volume-per-year unit, mapped to the playbook's unit options.
+_DEMAND_UNITS = (
+    (r"(?:m3|m³|cubic met(?:re|er)s?)\s*(?:/|per\s+)\s*(?:s|sec|second)\b|cumecs?\b", "m3/s"),
+    (r"(?:l|litres?|liters?)\s*(?:/|per\s+)\s*(?:s|sec|second)\b", "l/s"),
+    (r"(?:ml|megalit(?:re|er)s?)\s*(?:/|per\s+)\s*(?:d|day)\b", "Ml/d"),
+    (r"(?:hm3|hm³|million\s+(?:m3|m³|cubic met(?:re|er)s?))\s*(?:/|per\s+|a\s+|each\s+)\s*(?:yr|year|annum)\b",
+     "hm3/year"),
+)
+_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+           "november", "december")
+
+
+def _number(raw: str) -> float:
+    return float(raw.replace(",", "."))
+
+
+def _demand(low: str) -> tuple[float, str] | None:
+    """The first number in the text followed by a flow or volume-per-year unit."""
+    found = []
+    for pattern, unit in _DEMAND_UNITS:
+        m = re.search(_NUM + r"\s*(?:" + pattern + ")", low)
+        if m:
+            found.append((m.start(), _number(m.group(1)), unit))
+    if not found:
+        return None
+    _, value, unit = min(found)
+    return value, unit
+
+
+def _storage_hm3(low: str) -> float | None:
+    """A storage volume: "2 hm3", "2 million m3" (not per year), or a stated absence of storage (0)."""
+    if re.search(r"\b(?:no|without)\s+(?:a\s+)?(?:storage|reservoir|dam)\b|run[- ]of[- ](?:the[- ])?river", low):
+        return 0.0
+    m = re.search(_NUM + r"\s*(?:hm3|hm³|million\s+(?:m3|m³|cubic met(?:re|er)s?))(?!\s*(?:/|per|a\s+year|each))", low)
+    return _number(m.group(1)) if m else None
+
+
+def _share(low: str, words: str) -> float | None:
+    """A share stated next to ``words``: "75 % efficiency", "efficiency of 0.8" -> 0.75, 0.8."""
+    m = re.search(_NUM + r"\s*(%|percent)?\s*(?:" + words + ")", low) or \
+        re.search(r"(?:" + words + r")\w*\s*(?:of|at|is|=|:)?\s*" + _NUM + r"\s*(%|percent)?", low)
+    if not m:
+        return None
+    value = _number(m.group(1))
+    return value / 100.0 if m.group(2) or value > 1 else value
+
+
+def _reliability_pct(low: str) -> float | None:
+    m = re.search(_NUM + r"\s*(?:%|percent)\s*(?:reliab|of the time|of days|of months|of years)", low) or \
+        re.search(r"reliab\w*\s*(?:target\s*)?(?:of|at|is|=|:)?\s*" + _NUM + r"\s*(?:%|percent)", low)
+    return _number(m.group(1)) if m else None
+
+
+def _planting_month(low: str) -> int | None:
+    """The month a crop is planted: "planted in April", "sown in late October", "planting mid-May"."""
+    names = "|".join(_MONTHS) + "|" + "|".join(m[:3] for m in _MONTHS)
+    verb = r"(?:plant|sow|sown|seed|transplant)\w*\s+(?:\w+\s+){0,4}?"
+    m = re.search(verb + r"(?:in|on|from|during|at|by)\s+(?:early\s+|mid-?\s*|late\s+)?(" + names + r")\b", low) or \
+        re.search(verb + r"(?:early|mid|late)[-\s]?(" + names + r")\b", low)
+    if not m:
+        return None
+    return next(i for i, name in enumerate(_MONTHS, 1) if name.startswith(m.group(1)))
+
+
+def _choice(q: Mapping[str, Any], low: str) -> Any:
+    """An option the text names: the option itself at the start of a word, one of the item's
+    ``aliases`` ({word: option}), or all the words of an option written with underscores ("winter
+    wheat" for wheat_winter)."""
+    options = q.get("options", [])
+
+    def named(word: str) -> bool:
+        return re.search(r"(?<![a-z0-9])" + re.escape(word.lower()), low) is not None
+
+    for opt in options:
+        if named(str(opt)):
+            return opt
+    for word, opt in (q.get("aliases") or {}).items():
+        if opt in options and named(str(word)):
+            return opt
+    for opt in options:
+        words = str(opt).lower().split("_")
+        if len(words) > 1 and all(named(w) for w in words):
+            return opt
+    return None
+
+
+# An area as a text states it: "250 km2", "96.5 sq mi", "1,200 square kilometres" (in km2).
+_AREA = re.compile(r"(\d[\d,]*(?:\.\d+)?)\s*(km2|km²|km\^2|sq\.?\s*km\b|square\s+kilomet(?:er|re)s?|"
+                   r"mi2|mi²|sq\.?\s*mi(?:les?)?\b|square\s+miles?)")
+
+
+def _area_km2(low: str) -> float | None:
+    m = _AREA.search(low)
+    if not m:
+        return None
+    value = float(m.group(1).replace(",", ""))
+    return round(value * 2.589988, 1) if "mi" in m.group(2) else value
+
+
+def _listed(q: Mapping[str, Any], low: str) -> list[str]:
+    """The options of a list item the text names, by the option's words or the item's ``synonyms``."""
+    found = []
+    for opt in q.get("options") or []:
+        words = [str(opt).replace("_", " ").lower(), *(str(w).lower() for w in (q.get("synonyms") or {}).get(opt, []))]
+        if any(re.search(r"(?<![a-z0-9])" + re.escape(w) + r"(?![a-z0-9])", low) for w in words):
+            found.append(opt)
+    return found
+
+
+def _timescales(low: str) -> list[int] | None:
+    """Index time scales the text names: "SPI-6", "3-month", "3, 6 and 12 months" -> [3, 6, 12]."""
+    found = {int(k) for k in re.findall(r"\b(?:spei|spi|ssi|sgi)[- ]?(\d{1,2})\b", low)}
+    for m in re.finditer(r"\b(\d{1,2}(?:\s*(?:,|and|or)\s*\d{1,2})*)\s*-?\s*months?\b", low):
+        found |= {int(k) for k in re.findall(r"\d{1,2}", m.group(1))}
+    found = {k for k in found if 1 <= k <= 48}
+    return sorted(found) or None
+
+
+def _month_named(low: str) -> str | None:
+    """A month the text names, as YYYY-MM: "1987-08", "August 1987"."""
+    m = re.search(r"\b((?:18|19|20)\d{2})-(0[1-9]|1[0-2])\b(?!-?\d)", low)
+    if m:
+        return f"{m.group(1)}-{m.group(2)}"
+    m = re.search(r"\b(" + "|".join(_MONTHS) + r")\s+((?:18|19|20)\d{2})\b", low)
+    return f"{m.group(2)}-{_MONTHS.index(m.group(1)) + 1:02d}" if m else None
+
+
+def _year_span(low: str) -> str | None:
+    """A span of years the text names: "1990-2010", "from 1990 to 2010" -> "1990-2010"."""
+    m = re.search(r"\b((?:18|19|20)\d{2})\s*(?:-|–|to|until)\s*((?:18|19|20)\d{2})\b", low)
+    return f"{m.group(1)}-{m.group(2)}" if m and m.group(1) <= m.group(2) else None
+
+
+# Readers of the intake fields that a number in the text states, by field name.
+_READERS = {
+    "timescales": _timescales,
+    "as_of": _month_named,
+    "period": _year_span,
+    "area_km2": _area_km2,
+    "storage_hm3": _storage_hm3,
+    "area_ha": lambda low: (lambda m: _number(m.group(1)) if m else None)(
+        re.search(_NUM + r"\s*(?:ha|hectares?)\b", low)),
+    "planting_month": _planting_month,
+    "application_efficiency": lambda low: _share(low, "efficien"),
+    "reliability_target": _reliability_pct,
+}
+
+
 def read_intake(playbook_id: str, text: str) -> dict[str, Any]:
     """The intake fields the text itself states (nothing else: defaults are applied later)."""
     pb = playbooks.load(playbook_id)
     low = text.lower()
     out: dict[str, Any] = {}
+    names = {q["name"] for q in pb.get("intake", [])}
     for q in pb.get("intake", []):
         name = q["name"]
         if name == "return_period":
             T = _return_period(text)
             if T is not None:
                 out[name] = T
-        elif q["type"] == "choice":
-            for opt in q.get("options", []):
-                if str(opt).lower() in low:
-                    out[name] = opt
-                    break
-            else:
-                if name == "decision":
-                    for opt, words in _DECISION_WORDS.items():
-                        if opt in q.get("options", []) and any(w in low for w in words):
-                            out[name] = opt
-                            break
+        elif name == "demand":
+            got = _demand(low)
+            if got is not None:
+                out["demand"] = got[0]
+                if "demand_unit" in names:
+                    out["demand_unit"] = got[1]
+        elif name in _READERS:
+            value = _READERS[name](low)
+            if value is not None:
+                out[name] = value
+        elif q["type"] == "list" and q.get("options") and name not in out:
+            named = _listed(q, low)
+            if named:
+                out[name] = named
+        elif q["type"] == "choice" and name not in out:
+            opt = _choice(q, low)
+            if opt is not None:
+                out[name] = opt
+            elif name == "decision":
+                for opt, words in _DECISION_WORDS.items():
+                    if opt in q.get("options", []) and any(w in low for w in words):
+                        out[name] = opt
+                        break
     return out
 
 
