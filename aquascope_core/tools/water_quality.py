@@ -397,11 +397,12 @@ def ccme_water_quality_index(source: str, station_id: str, use: Use = "aquatic l
                             "habitat": habitat, "unit": "dimensionless", "period_rule": period, "left_out": left_out,
                             "by_year": by_year if len(years) > 1 else []}
     if len(ok) < CCME_MIN_PARAMETERS or not len(sub):
-        where = ("no calendar year holds them" if period == "latest_year" else "the table holds them") + (
-            f" (the whole table has {len(ok)}: {', '.join(ok) or 'none'})")
+        held = f"{len(ok)}: {', '.join(ok) or 'none'}"
+        where = (f"no calendar year has them (the whole table has {held})" if period == "latest_year" else
+                 f"the whole table has {held}")
         base.update(ok=False, wqi=None, category=None, reason=(
             f"the CCME index needs at least {CCME_MIN_PARAMETERS} parameters with an objective, each sampled at least "
-            f"{CCME_MIN_SAMPLES} times in the period, and {where}"))
+            f"{CCME_MIN_SAMPLES} times in the period; {where}"))
         return finish(base, "ccme_water_quality_index", params, _sources(frame))
     res = ccme_wqi(_samples(sub, ok), guidelines=_guidelines(found, ok), guideline_set=None)
     out = {k: v for k, v in res.items() if k != "meta"}

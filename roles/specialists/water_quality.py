@@ -78,8 +78,8 @@ def _objective_text(row: Mapping[str, Any]) -> str:
 def _exceedance_text(p: Mapping[str, Any], limit: int = 4) -> str:
     rows = [r for r in p.get("by_parameter") or [] if r.get("n_exceeding")]
     if not rows:
-        return (f"none of the {p.get('n_with_objective')} parameters with an objective exceeded it in any of "
-                f"{p.get('n_samples')} samples")
+        return (f"{p.get('n_exceeding_parameters')} of the {p.get('n_with_objective')} parameters with an objective "
+                f"exceeded it in the {p.get('n_samples')} samples")
     parts = [f"{r['parameter']} in {r['n_exceeding']} of {r['n_samples']} samples (objective "
              f"{_objective_text(r)}, worst {fmt(r.get('worst_value'))} on {r.get('worst_date')})" for r in rows[:limit]]
     more = f" and {len(rows) - limit} more" if len(rows) > limit else ""
@@ -125,6 +125,8 @@ def decide(brief: Mapping[str, Any], study: Mapping[str, Any], run: Mapping[str,
             if ex is not None:
                 answer += (f" Against {_sources_text(ex.get('by_parameter') or [], ex.get('guideline_set'))}, "
                            f"{_exceedance_text(ex)}.")
+            if tr is not None:
+                answer += f" Trend: {_trend_text(tr)}."
             return {"answer": answer, "value": None, "unit": None, "band": None, "grade": "not established",
                     "grade_reason": reason, "basis": None, "conditions": conditions, "what_would_change_it": change}
         period = ix.get("period") or {}
@@ -205,9 +207,9 @@ def recommendations(run: Mapping[str, Any], decision: Mapping[str, Any]) -> list
 
 
 DATA_REQUESTS = [
-    {"what": "a table of samples: date, parameter, value, unit (or a date column and one column per parameter)",
-     "why": "the study works only on the user's samples; none are embedded",
-     "effect": "the exceedances, the index and the trends can be computed"},
+    {"what": "more samples: monthly or more often, over several years, with the sampling time",
+     "why": "a single year of samples gives one index and no trend",
+     "effect": "an index for each year and a defensible trend"},
     {"what": "site-specific objectives (hardness-dependent metals, ammonia at the site's pH and temperature)",
      "why": "parameters without a single-number guideline are left out of the index",
      "effect": "a complete index over every sampled parameter"},
