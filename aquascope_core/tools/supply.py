@@ -594,7 +594,7 @@ SPECS = [
         methods=("simulate_reservoir",),
         gates=({"check": "min_years", "value": 20, "path": "n_complete_years"},
                {"check": "not_empty", "path": "reliability_time"}),
-        figures=("storage_trace",),
+        figures=("failures_by_year",),
         tables=("reservoir_performance", "worst_failures"),
         citation=_HASHIMOTO,
         arguments={**_FRAME_ARGS, **_DEMAND_ARGS, "storage_hm3": "the reservoir's storage at full supply level (hm3)",

@@ -258,3 +258,18 @@ def test_flow_duration_at_demand():
     q = get_source("usgs").fetch_series("01440000", "discharge")
     assert fb["days_flow_reaches_need_pct"] == pytest.approx(100 * float(np.mean(q >= 0.5)))
     assert fb["quantiles"]["Q95"] == pytest.approx(0.368, abs=5e-4)
+
+
+def test_inflow_record_uses_the_longest_stretch_of_complete_months():
+    """Three years of daily flow with 2002-03-10 to 2002-03-12 missing: March 2002 is not complete, so the
+    months before it (14) and after it (21) are two stretches; the longer, April 2002 to December 2003, is used
+    and the other 15 months are dropped, never bridged."""
+    days = pd.date_range("2001-01-01", "2003-12-31", freq="D")
+    q = pd.Series(1.0 + 0.5 * np.sin(np.arange(days.size) / 58.0), index=days)
+    q = q.drop(pd.date_range("2002-03-10", "2002-03-12"))
+    ctx = _upload("gap.csv", pd.DataFrame({"date": q.index.strftime("%Y-%m-%d"), "Q (m3/s)": q.to_numpy()}))
+    p = inflow_record("upload", "gap.csv", data=ctx)
+    assert p["period_used"] == {"start": "2002-04", "end": "2003-12"} and p["n_months"] == 21
+    assert p["months_dropped"] == 15 and p["record"]["n_days_missing"] == 3
+    assert p["mean_flow_m3s"] == pytest.approx(q["2002-04-01":].mean(), rel=1e-12)
+    assert p["annual"]["years"] == [2003]
