@@ -1,13 +1,16 @@
-"""Frame tools for flood studies: frequency fits on annual maxima, trend tests on a series."""
+"""Flood tools: frequency fits on annual maxima, trend tests, published annual-maximum series and
+Bulletin 17C on an annual peak record with its historical information."""
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+import math
+from typing import Any, Literal, Sequence
 
 from aquascope_core.result import finish
 from aquascope_core.toolspec import ToolSpec
+from aquascope_core.tools.context import DataContext, resolve
 
-__all__ = ["flood_frequency", "trend_test", "SPECS"]
+__all__ = ["flood_frequency", "trend_test", "annual_maximum_series", "bulletin17c_ema", "SPECS"]
 
 DEFAULT_RETURN_PERIODS = (2, 5, 10, 25, 50, 100, 200, 500, 1000)
 
@@ -56,6 +59,192 @@ def trend_test(values: Sequence[float], times: Sequence[float] | None = None, un
                   [r for r in out.get("meta", {}).get("sources", []) if r.get("name") != "aquascope"])
 
 
+def _station_fields(desc: dict[str, Any], source: str, station_id: str) -> dict[str, Any]:
+    return {"source": source, "station_id": station_id, "name": desc.get("name"), "lat": desc.get("lat"),
+            "lon": desc.get("lon"), "area_km2": desc.get("area_km2"), "regulation": desc.get("regulation")}
+
+
+def _provenance(series) -> list[dict[str, Any]]:
+    prov = series.attrs.get("provenance")
+    return [dict(prov)] if isinstance(prov, dict) else []
+
+
+def annual_maximum_series(source: str, station_id: str, variable: str = "annual_max_discharge", *,
+                          data: DataContext | None = None) -> dict[str, Any]:
+    """A published annual-maximum series as it stands: values, years, unit (and what the unit means).
+
+    For annual records only (a daily record's maxima come from ``annual_maxima``). Returns ``values``,
+    ``years``, ``n_years``, ``unit``, ``unit_meaning``, ``period``, ``largest`` {value, year},
+    ``station``, ``note`` (the source's description) and ``summary``.
+    """
+    from aquascope_core.errors import InputError
+
+    ctx = resolve(data)
+    desc = ctx.describe_station(source, station_id)
+    s = ctx.fetch_series(source, station_id, variable).dropna()
+    if s.attrs.get("resolution") != "annual":
+        raise InputError.bad_value("variable", variable, f"an annual series; {station_id}'s {variable} is "
+                                   f"{s.attrs.get('resolution')} (use annual_maxima for a daily record)")
+    values = [float(v) for v in s.to_numpy()]
+    years = [int(y) for y in s.index.year]
+    k = max(range(len(values)), key=lambda i: values[i]) if values else None
+    unit = s.attrs.get("unit")
+    meaning = s.attrs.get("unit_meaning")
+    payload = {
+        "ok": bool(values),
+        "station": _station_fields(desc, source, station_id),
+        "variable": variable,
+        "values": values,
+        "years": years,
+        "n_years": len(values),
+        "unit": unit,
+        "unit_meaning": meaning,
+        "resolution": "annual",
+        "period": {"start": min(years), "end": max(years)} if years else None,
+        "largest": {"value": values[k], "year": years[k]} if k is not None else None,
+        "note": s.attrs.get("note"),
+    }
+    if values:
+        payload["summary"] = (f"{len(values)} annual maxima of {desc.get('name') or station_id}, {min(years)}-{max(years)}, "
+                              f"in {unit}" + (f" ({meaning})" if meaning else "") + f"; largest {values[k]:.4g} in {years[k]}")
+    else:
+        payload["reason"] = "the series holds no value"
+    return finish(payload, "annual_maximum_series", {"source": source, "station_id": station_id, "variable": variable},
+                  _provenance(s))
+
+
+def _regional_skew_for(desc: dict[str, Any], attrs: dict[str, Any], regional_skew: float | None,
+                       regional_skew_mse: float | None, skew_from: str) -> dict[str, Any]:
+    """The regional skew to weight with, and where it came from (``skew`` None: at-site skew only)."""
+    from aquascope_core.errors import InputError
+    from aquascope_core.methods.bulletin17c import regional_skew as lookup
+
+    if regional_skew is not None:
+        if regional_skew_mse is None or not float(regional_skew_mse) > 0:
+            raise InputError.bad_value("regional_skew_mse", regional_skew_mse,
+                                       "the regional skew's mean square error (> 0) beside regional_skew")
+        return {"skew": float(regional_skew), "mse": float(regional_skew_mse), "source": "given by the analyst"}
+    if skew_from == "station":
+        return {"skew": None, "mse": None, "source": "none (at-site skew only, as asked)"}
+    if skew_from == "record" and attrs.get("regional_skew") is not None and attrs.get("regional_skew_sd"):
+        sd = float(attrs["regional_skew_sd"])
+        return {"skew": float(attrs["regional_skew"]), "mse": sd * sd, "se": sd,
+                "source": "the regional skew published with the record"}
+    state = desc.get("state") or (desc.get("attributes") or {}).get("state")
+    huc8 = desc.get("huc8") or (desc.get("attributes") or {}).get("huc8")
+    if not state and not huc8:
+        return {"skew": None, "mse": None, "source": "none: the station has no state or HUC to look a regional skew up"}
+    try:
+        got = lookup(state=state, huc8=huc8)
+    except InputError as exc:
+        return {"skew": None, "mse": None, "source": f"none: {exc.message}"}
+    if not got.get("ok"):
+        return {"skew": None, "mse": None, "source": f"none: {got.get('reason')}"}
+    return {"skew": got["skew"], "mse": got["skew_mse"], "se": got["skew_se"], "source": "USGS regional skew table",
+            "region": got.get("skew_region"), "citation": got.get("citation")}
+
+
+def bulletin17c_ema(source: str, station_id: str, variable: str = "peak_discharge",
+                    return_periods: Sequence[float] = DEFAULT_RETURN_PERIODS, confidence: float = 0.90,
+                    regional_skew: float | None = None, regional_skew_mse: float | None = None,
+                    skew_from: Literal["record", "usgs_table", "station"] = "record", *,
+                    data: DataContext | None = None) -> dict[str, Any]:
+    """Bulletin 17C on a station's annual peak record: log-Pearson III by EMA with its historical
+    information, the multiple Grubbs-Beck test and a weighted regional skew, with EMA confidence limits.
+
+    The record's ``historical_years`` and ``perception_thresholds`` (series attributes) make the
+    historical peaks and the censored years; the regional skew is, in order: the one given, the one
+    published with the record (``skew_from="record"``), the USGS table's for the station's state and
+    HUC8; with none, the at-site skew alone (and a warning). When the record's own skew is used and
+    the USGS table holds a verified value too, ``alternative_skew`` gives the return levels with it.
+
+    The payload has the shape of ``flood_frequency``'s: ``return_periods``, ``fits.lp3_ema``
+    (parameters, return_levels, ci {lower, upper, confidence}, at-site and weighted skew, low
+    outliers, ...), ``record_max`` {value, year, return_period {lp3_ema}}, plus ``record_years``
+    (systematic and historical period), ``n_systematic``, ``historical``, ``regional_skew_used``,
+    ``alternative_skew``, ``unit`` and ``summary``.
+    """
+    from aquascope_core.methods import flood_frequency as ffa
+    from aquascope_core.methods.bulletin17c import ema_confidence_band, fit_lp3_ema
+
+    ctx = resolve(data)
+    desc = ctx.describe_station(source, station_id)
+    s = ctx.fetch_series(source, station_id, variable).dropna()
+    attrs = dict(s.attrs)
+    unit = attrs.get("unit")
+    hist_years = {int(y) for y in attrs.get("historical_years") or []}
+    years = [int(y) for y in s.index.year]
+    values = [float(v) for v in s.to_numpy()]
+    sys_years = [y for y in years if y not in hist_years]
+    sys_peaks = [v for y, v in zip(years, values) if y not in hist_years]
+    historical = {y: v for y, v in zip(years, values) if y in hist_years}
+    thresholds = attrs.get("perception_thresholds") or None
+    skew = _regional_skew_for(desc, attrs, regional_skew, regional_skew_mse, skew_from)
+    option = "weighted" if skew["skew"] is not None else "station"
+    T = [float(t) for t in return_periods]
+    fit = fit_lp3_ema(sys_peaks, years=sys_years, historical_peaks=historical or None,
+                      perception_thresholds=thresholds, regional_skew=skew["skew"], regional_skew_mse=skew["mse"],
+                      skew_option=option, low_outlier_test="mgbt", unit=unit)
+    f = {k: v for k, v in fit.items() if k not in ("meta", "censoring_pattern")}
+    f["return_levels"] = ffa.return_levels(fit, T)
+    f["ci"] = None
+    record_max = max(values)
+    max_year = years[values.index(record_max)]
+    record_T = None
+    if fit.get("ok"):
+        band = ema_confidence_band(fit, T, confidence=confidence)
+        f["ci"] = {k: band.get(k) for k in ("ok", "lower", "upper", "confidence", "reason") if k in band}
+        f["ci"]["method"] = "ema_first_order"
+        t = ffa.return_period_of(fit, record_max)
+        record_T = None if t is None or t == math.inf else t
+    warnings = list(fit.get("warnings") or [])
+    if option == "station":
+        warnings.append(f"no regional skew was available ({skew['source']}): the at-site skew alone, which Bulletin "
+                        "17C advises against for records this short")
+    alternative = None
+    if fit.get("ok") and skew["source"] == "the regional skew published with the record":
+        table = _regional_skew_for(desc, {}, None, None, "usgs_table")
+        if table["skew"] is not None:
+            alt = fit_lp3_ema(sys_peaks, years=sys_years, historical_peaks=historical or None,
+                              perception_thresholds=thresholds, regional_skew=table["skew"],
+                              regional_skew_mse=table["mse"], skew_option="weighted", low_outlier_test="mgbt", unit=unit)
+            if alt.get("ok"):
+                alternative = {"regional_skew": table, "weighted_skew": alt["parameters"]["skew_log"],
+                               "return_levels": ffa.return_levels(alt, T)}
+    payload: dict[str, Any] = {
+        "ok": bool(fit.get("ok")),
+        "method": "bulletin17c_ema",
+        "station": _station_fields(desc, source, station_id),
+        "variable": variable,
+        "unit": unit,
+        "basis": "annual instantaneous peaks (water years)",
+        "n": fit.get("n_systematic"),
+        "n_systematic": fit.get("n_systematic"),
+        "record_years": fit.get("record_years"),
+        "historical": {"peaks": [{"year": y, "value": v} for y, v in sorted(historical.items())],
+                       "perception_thresholds": thresholds, "n_censored_years": fit.get("n_censored_years")},
+        "systematic": {"years": sys_years, "values": sys_peaks},
+        "return_periods": T,
+        "fits": {"lp3_ema": f},
+        "record_max": {"value": record_max, "year": max_year, "return_period": {"lp3_ema": record_T}},
+        "regional_skew_used": skew,
+        "alternative_skew": alternative,
+        "warnings": warnings,
+    }
+    if not payload["ok"]:
+        payload["reason"] = fit.get("reason")
+    else:
+        i = T.index(100.0) if 100.0 in T else len(T) // 2
+        payload["summary"] = (f"Bulletin 17C EMA on {fit.get('n_systematic')} systematic and {len(historical)} historical "
+                              f"peaks over {fit.get('record_years')} years; weighted skew "
+                              f"{fit['parameters']['skew_log']:.3f}; {T[i]:g}-year flood {f['return_levels'][i]:.4g} {unit}")
+    params = {"source": source, "station_id": station_id, "variable": variable, "return_periods": T,
+              "confidence": confidence, "regional_skew": regional_skew, "regional_skew_mse": regional_skew_mse,
+              "skew_from": skew_from}
+    return finish(payload, "bulletin17c_ema", params,
+                  _provenance(s) + [r for r in fit.get("meta", {}).get("sources", []) if r.get("name") != "aquascope"])
+
+
 SPECS = [
     ToolSpec(
         id="flood_frequency",
@@ -90,5 +279,42 @@ SPECS = [
         arguments={"values": "the series values", "times": "the times of the values (years)",
                    "unit": "the unit of the values", "alpha": "significance level",
                    "variant": "original, hamed_rao or prewhitened"},
+    ),
+    ToolSpec(
+        id="annual_maximum_series",
+        purpose="Read a published annual-maximum series as it stands (values, years, unit and what it means).",
+        kind="station",
+        function="aquascope_core.tools.flood:annual_maximum_series",
+        yields=("annual_maxima",),
+        gates=({"check": "min_years", "value": 10, "path": "n_years"}, {"check": "not_empty", "path": "values"},
+               {"check": "unit_present"}),
+        figures=("annual_maxima",),
+        tables=("annual_maxima",),
+        citation="The source's own citation (see meta.sources).",
+        arguments={"source": "the data source of the station (e.g. published, catalogue)",
+                   "station_id": "the station's id as its source spells it",
+                   "variable": "the annual variable to read (annual_max_discharge, peak_discharge)"},
+    ),
+    ToolSpec(
+        id="bulletin17c_ema",
+        purpose="Bulletin 17C on an annual peak record: LP3 by EMA with historical peaks and perception thresholds, "
+                "the multiple Grubbs-Beck test, weighted regional skew and EMA confidence limits.",
+        kind="station",
+        function="aquascope_core.tools.flood:bulletin17c_ema",
+        yields=("ffa",),
+        methods=("lp3_ema", "multiple_grubbs_beck", "regional_skew"),
+        gates=({"check": "ci_finite", "path": "fits.lp3_ema.ci", "return_period": 100},
+               {"check": "max_return_period_factor", "value": 3, "return_period": 100, "path": "record_years"},
+               {"check": "fit_envelopes_max", "path": "record_max.return_period.lp3_ema", "n_path": "record_years"}),
+        figures=("frequency_curve",),
+        tables=("return_levels",),
+        citation="England et al. (2019) Bulletin 17C, USGS TM 4-B5; Cohn et al. (1997, 2001, 2013).",
+        arguments={"source": "the data source of the station", "station_id": "the station's id",
+                   "variable": "the annual peak variable (peak_discharge)",
+                   "return_periods": "return periods in years", "confidence": "confidence level of the EMA limits",
+                   "regional_skew": "a regional skew to weight with (overrides the lookup)",
+                   "regional_skew_mse": "its mean square error",
+                   "skew_from": "record (the skew published with the record, else the USGS table), usgs_table, or "
+                                "station (at-site skew only)"},
     ),
 ]
