@@ -400,8 +400,10 @@ def _looks_like_samples(parsed: _tables.Parsed) -> bool:
     """A wide table whose value columns are mostly sampled water-quality parameters (by name or unit)."""
     def wq(col: _tables.ValueColumn) -> bool:
         name = re.sub(r"[\(\[][^\)\]]*[\)\]]", " ", col.header[0] if col.header else col.label)
-        return _key(name) in _WQ_WORDS or any(_wq_unit(h) for h in col.header) or any(
-            str(h).strip().lower() in _WQ_UNITS for h in col.header[1:])
+        by_unit = any(_wq_unit(h) for h in col.header) or any(str(h).strip().lower() in _WQ_UNITS
+                                                               for h in col.header[1:])
+        # a name a hydrological record also uses (Tn: minimum air temperature) counts only with its unit
+        return by_unit or (_key(name) in _WQ_WORDS and col.variable is None)
     hits = sum(wq(c) for c in parsed.values)
     return hits > 0 and hits * 2 > len(parsed.values) and not parsed.annual
 

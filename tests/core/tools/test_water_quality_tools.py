@@ -186,6 +186,12 @@ def test_guidelines_are_converted_to_the_samples_unit_and_ambiguous_names_get_no
     assert (by["pH"]["n_exceeding"], by["pH"]["n_below_lower"]) == (1, 1)  # 6.2 below 6.5
     (amb,) = ex["without_objective"]
     assert amb["parameter"] == "Nitrate (mg/L)" and "'as N' or 'as NO3'" in amb["reason"]
+    # hydrological tables stay what they were: Tn is a minimum air temperature, a lone nitrate column beside
+    # a discharge column does not make a table of samples
+    assert table_entry("tn.csv", "date,Tn\n2020-01-01,-2\n2020-01-02,-3\n")["variables"][0]["variable"] == \
+        "air_temperature_min"
+    mixed = table_entry("qn.csv", "date,Q (m3/s),Nitrate (mg/L as N)\n2020-01-01,1,2\n2020-01-02,1.5,2.2\n")
+    assert [v["variable"] for v in mixed["variables"]][0] == "discharge"
 
 
 @pytest.fixture(scope="module")
