@@ -35,8 +35,14 @@ def evidence_pool(ws: Workspace) -> set[float]:
     study.pop("results", None)
     inventory = {k: v for k, v in (ws.inventory or {}).items() if k != "recon"}
     recon = (ws.inventory or {}).get("recon") or {}
+    brief = ws.brief or {}
+    intake_spec = []
+    if brief.get("playbook"):
+        from aquascope_core import playbooks
+
+        intake_spec = playbooks.load(brief["playbook"]).get("intake", [])  # the questions' labels and defaults
     return number_pool(ok_payloads, gates, study, inventory, recon.get("stations"), recon.get("context"),
-                       (ws.brief or {}).get("intake"), run.get("summary"), ws.ledger)
+                       brief.get("intake"), intake_spec, run.get("summary"), ws.ledger)
 
 
 def not_established(ws: Workspace) -> list[dict[str, Any]]:

@@ -14,12 +14,12 @@ METHODS: list[MethodPrecondition] = [
     MethodPrecondition(
         id="fao56_penman_monteith",
         label="FAO-56 Penman-Monteith reference evapotranspiration",
-        variable="air_temperature",
+        variable="air_temperature_max",
         citation=_FAO56 + ", Eq. 6",
         function=_ET + "fao56_penman_monteith",
         tool="fao56_penman_monteith",
         resolution="monthly",
-        needs=("air_temperature",),
+        needs=("air_temperature_max", "air_temperature_min"),
         problems=("irrigation_feasibility", "drought_status"),
         notes="Daily or monthly. Needs Tmax and Tmin; humidity, radiation (or sunshine) and wind improve it. "
               "Without them the FAO-56 conventions apply and are stated: Tdew = Tmin, Hargreaves radiation, u2 = 2 m/s.",
@@ -27,12 +27,12 @@ METHODS: list[MethodPrecondition] = [
     MethodPrecondition(
         id="hargreaves_samani",
         label="Hargreaves-Samani reference evapotranspiration",
-        variable="air_temperature",
+        variable="air_temperature_max",
         citation="Hargreaves & Samani (1985) Appl. Eng. Agric. 1, 96-99; " + _FAO56 + ", Eq. 52",
         function=_ET + "hargreaves_samani",
         tool="hargreaves_samani",
         resolution="monthly",
-        needs=("air_temperature",),
+        needs=("air_temperature_max", "air_temperature_min"),
         problems=("irrigation_feasibility", "drought_status"),
         notes="Temperature only; best for periods of five days or more. Check against Penman-Monteith where possible.",
     ),
@@ -85,9 +85,10 @@ METHODS: list[MethodPrecondition] = [
         function=_CROPS + "crop_water_demand",
         tool="crop_water_demand",
         resolution="monthly",
-        needs=("precipitation", "air_temperature"),
+        needs=("precipitation",),
         problems=("irrigation_feasibility",),
         notes="Monthly balance without soil-water carry-over: a planning figure, not an irrigation schedule. "
-              "ET0 from Penman-Monteith (or Hargreaves when only temperatures exist, said so).",
+              "ET0 from a PET record, Penman-Monteith, or Hargreaves when only temperatures exist (said so); "
+              "the ET0 step carries its own precondition.",
     ),
 ]
