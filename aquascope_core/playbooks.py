@@ -8,8 +8,9 @@ methodology a report prints and the steps with their gates.
 Conditions (``when``) and placeholders (``{{ ... }}``) see the reconnaissance extended with
 ``intake``, ``station`` (the nearest station holding the branch's variable), ``site`` and
 ``derived`` (``<variable>_years``, ``donors``, ``area_km2``, ``return_period_cap``,
-``return_period_beyond_cap``, ``return_periods``, ``has_<variable>``; for a record that is a table of
-samples by parameter, ``<variable>_parameters``, ``<variable>_sample_counts`` and
+``return_period_beyond_cap``, ``return_periods``, ``has_<variable>``, ``<variable>_modelled``,
+``<variable>_end``, ``<variable>_end_year``, ``months_since_<variable>_end``; for a record that is a
+table of samples by parameter, ``<variable>_parameters``, ``<variable>_sample_counts`` and
 ``<variable>_parameter_years``, lists largest first, so ``[3]`` is the fourth largest). Run-time references
 ``{{ result.sN.path }}`` are left in the study for the runner.
 """
@@ -259,6 +260,27 @@ def _nearest_station(recon: Mapping[str, Any], variable: str | None) -> dict[str
     return None
 
 
+def _record_ends(recon: Mapping[str, Any], ctx: Mapping[str, Any], derived: dict[str, Any]) -> None:
+    """``<variable>_end`` (the last date), ``<variable>_end_year`` and ``months_since_<variable>_end``
+    (whole months before today's) for the record each variable is read from."""
+    import datetime as dt
+
+    today = dt.date.today()
+    stations = recon.get("stations", []) or []
+    for var, where in (ctx.get("station_by_variable") or {}).items():
+        for st in stations:
+            if (st.get("source"), st.get("station_id")) != (where.get("source"), where.get("station_id")):
+                continue
+            end = next((str(v.get("period_end") or "") for v in st.get("variables", []) or []
+                        if v.get("variable") == var and v.get("period_end")), "")
+            if re.match(r"\d{4}-\d{2}", end):
+                year, month = int(end[:4]), int(end[5:7])
+                derived[f"{var}_end"] = end[:10]
+                derived[f"{var}_end_year"] = year
+                derived[f"months_since_{var}_end"] = (today.year - year) * 12 + today.month - month
+            break
+
+
 def _sampled_parameters(recon: Mapping[str, Any]) -> dict[str, list[dict[str, Any]]]:
     """Variable -> the parameters of the nearest station whose record of it is a table of samples."""
     out: dict[str, list[dict[str, Any]]] = {}
@@ -278,9 +300,14 @@ def scope_for(recon: Mapping[str, Any], intake: Mapping[str, Any], playbook: Map
     years = {k: float(v) for k, v in (ctx.get("years_by_variable") or {}).items() if v is not None}
     available = ctx.get("available")
     derived: dict[str, Any] = {f"{k}_years": round(v, 1) for k, v in years.items()}
-    for var in ("discharge", "precipitation", "pet", "temperature", "groundwater_level", "water_quality"):
+    modelled = set(ctx.get("modelled") or [])
+    for var in ("discharge", "precipitation", "pet", "temperature", "groundwater_level", "water_quality",
+                "potential_evapotranspiration", *years):
         derived.setdefault(f"{var}_years", 0.0)
         derived[f"has_{var}"] = bool(years.get(var)) or (available is not None and var in available)
+        # a reanalysis or model record stands in for this variable (no observation provides it)
+        derived[f"{var}_modelled"] = var in modelled
+    _record_ends(recon, ctx, derived)
     for var, params in _sampled_parameters(recon).items():  # tables of samples: counts and years by parameter
         derived[f"{var}_parameters"] = len(params)
         derived[f"{var}_sample_counts"] = sorted((int(p.get("n_samples") or 0) for p in params), reverse=True)

@@ -28,6 +28,12 @@ _DECISION_WORDS = {
                     "design"),
     "risk screening": ("screening", "screen", "risk"),
     "insurance": ("insurance", "insurer", "premium"),
+    "water-use restrictions": ("restriction", "hosepipe", "sprinkler ban", "rationing", "curtail"),
+    "agricultural planning": ("crop", "farm", "agricultur", "planting", "grazing"),
+    "drought monitoring": ("monitor",),
+    "abstraction licensing": ("licen", "abstraction", "permit"),
+    "drought response": ("drought response", "drought plan", "emergency"),
+    "monitoring": ("monitor",),
 }
 
 
