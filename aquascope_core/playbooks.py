@@ -11,8 +11,11 @@ Conditions (``when``) and placeholders (``{{ ... }}``) see the reconnaissance ex
 ``return_period_beyond_cap``, ``return_periods``, ``has_<variable>``, ``<variable>_modelled``,
 ``<variable>_end``, ``<variable>_end_year``, ``months_since_<variable>_end``; for a record that is a
 table of samples by parameter, ``<variable>_parameters``, ``<variable>_sample_counts`` and
-``<variable>_parameter_years``, lists largest first, so ``[3]`` is the fourth largest). Run-time references
-``{{ result.sN.path }}`` are left in the study for the runner.
+``<variable>_parameter_years``, lists largest first, so ``[3]`` is the fourth largest; for the site's own
+catchment, ``nearest``, ``site_area_km2``, ``donors_for_area``, ``rainfall_runoff_gauge`` and
+``flood_record_years``, see :func:`_site_derived`), and, once a branch is chosen, ``branch`` (its id and
+label, which conditional caveats may test). Run-time references ``{{ result.sN.path }}`` are left in
+the study for the runner.
 """
 
 from __future__ import annotations
@@ -183,7 +186,7 @@ def coerce_intake(playbook: str | Mapping[str, Any], raw: Mapping[str, Any] | No
 
     ``int`` and ``float`` accept numbers and numeric strings ("100", "100-year"); ``choice`` accepts
     an option case-insensitively; ``list`` accepts a list or a comma-separated string; ``bool``
-    accepts true/false/yes/no.
+    accepts true/false/yes/no. An item marked ``optional: true`` (never asked) is left out when not given.
     """
     pb = load(playbook) if isinstance(playbook, str) else playbook
     raw = dict(raw or {})
@@ -192,7 +195,8 @@ def coerce_intake(playbook: str | Mapping[str, Any], raw: Mapping[str, Any] | No
         name, kind = q["name"], q["type"]
         value = raw.get(name, q.get("default"))
         if value is None:
-            out[name] = None
+            if not q.get("optional"):
+                out[name] = None
             continue
         out[name] = _coerce_one(name, kind, value, q)
     return out
@@ -281,6 +285,62 @@ def _record_ends(recon: Mapping[str, Any], ctx: Mapping[str, Any], derived: dict
             break
 
 
+# A gauge's catchment stands for the site's when their areas are within this ratio (a common working
+# window for transfers by drainage-area ratio); a gauge whose catchment is far larger or smaller is not
+# the site's record, whatever its distance.
+GAUGE_AREA_RATIO = (0.5, 1.5)
+# Records the flood branches fit (daily discharge, instantaneous peaks, published annual maxima).
+_FLOOD_RECORDS = ("discharge", "peak_discharge", "annual_max_discharge")
+
+
+def _site_derived(recon: Mapping[str, Any], ctx: Mapping[str, Any], intake: Mapping[str, Any],
+                  derived: dict[str, Any]) -> None:
+    """What the site's own area, the nearest records and the donor pool tell the branches.
+
+    ``nearest`` ({variable: {source, station_id, name, distance_km, area_km2, unit, area_ratio,
+    similar_area}}: ``area_ratio`` is the station's area over the intake's ``area_km2``, and
+    ``similar_area`` is True unless both are known and differ beyond :data:`GAUGE_AREA_RATIO`),
+    ``site_area_km2`` (the intake's ``area_km2`` when given, else the gauge's), ``rainfall_runoff_gauge``
+    (the nearest station holding discharge, precipitation and PET together, at least 5 years each) and
+    ``rainfall_runoff_gauges``, ``donors_for_area`` (gauged catchments with a usable daily discharge
+    record within the donor reach and 0.2-5 times the site's area; 0 when the area is not given)
+    and ``flood_record_years`` (the longest of the flood records).
+    """
+    stations = recon.get("stations", []) or []
+    area = intake.get("area_km2")
+    lo, hi = GAUGE_AREA_RATIO
+    nearest: dict[str, Any] = {}
+    for var, where in (ctx.get("station_by_variable") or {}).items():
+        st = next((s for s in stations if (s.get("source"), s.get("station_id")) ==
+                   (where.get("source"), where.get("station_id"))), {})
+        unit = next((v.get("unit") for v in st.get("variables", []) or [] if v.get("variable") == var), None)
+        ratio = st["area_km2"] / float(area) if st.get("area_km2") and area else None
+        nearest[var] = {"source": where.get("source"), "station_id": where.get("station_id"), "name": where.get("name"),
+                        "distance_km": where.get("distance_km"), "area_km2": st.get("area_km2"), "unit": unit,
+                        "area_ratio": None if ratio is None else round(ratio, 3),
+                        "similar_area": ratio is None or lo <= ratio <= hi}
+    derived["nearest"] = nearest
+    derived["site_area_km2"] = float(area) if area is not None else ctx.get("area_km2")
+
+    def holds(st: Mapping[str, Any], var: str) -> bool:
+        return any(v.get("variable") == var and v.get("usable", v.get("offline")) and (v.get("years") or 0) >= 5
+                   for v in st.get("variables", []) or [])
+
+    rr = [s for s in stations if all(holds(s, v) for v in ("discharge", "precipitation", "potential_evapotranspiration"))]
+    derived["rainfall_runoff_gauges"] = len(rr)
+    derived["rainfall_runoff_gauge"] = ({k: rr[0].get(k) for k in ("source", "station_id", "name", "distance_km",
+                                                                   "area_km2")} if rr else None)
+    point = recon.get("point") or {}
+    donors = 0
+    if area is not None and point.get("lat") is not None:
+        from aquascope_core.tools.regional import count_donors
+
+        donors = count_donors(point["lat"], point["lon"], float(area))
+    derived["donors_for_area"] = donors
+    for var in _FLOOD_RECORDS:
+        derived.setdefault(f"{var}_years", 0.0)
+
+
 def _sampled_parameters(recon: Mapping[str, Any]) -> dict[str, list[dict[str, Any]]]:
     """Variable -> the parameters of the nearest station whose record of it is a table of samples."""
     out: dict[str, list[dict[str, Any]]] = {}
@@ -322,10 +382,13 @@ def scope_for(recon: Mapping[str, Any], intake: Mapping[str, Any], playbook: Map
         factor = METHODS["gev_lmoments"].max_return_period_factor
     factor = float(factor or 3)
     derived["return_period_factor"] = factor
-    derived["return_period_cap"] = round(factor * years.get("discharge", 0.0), 1)
+    _site_derived(recon, ctx, intake, derived)
+    record = max(years.get(var, 0.0) for var in _FLOOD_RECORDS)
+    derived["flood_record_years"] = round(record, 1)
+    derived["return_period_cap"] = round(factor * record, 1)
     if T is not None:
         derived["return_period"] = T
-        derived["return_period_beyond_cap"] = bool(years.get("discharge")) and T > derived["return_period_cap"]
+        derived["return_period_beyond_cap"] = bool(record) and T > derived["return_period_cap"]
         derived["return_periods"] = sorted(set(STANDARD_RETURN_PERIODS) | {int(T) if float(T).is_integer() else T})
     scope = dict(recon)
     scope.update({"intake": dict(intake), "derived": derived, "site": dict(recon.get("point") or {})})
@@ -421,6 +484,7 @@ def choose_branch(pb: Mapping[str, Any], scope: dict[str, Any]) -> tuple[dict[st
         if b.get("variable") and station is None:
             continue
         scope["station"] = station
+        scope["branch"] = {"id": b["id"], "label": b.get("label", b["id"])}  # caveats may depend on it
         return dict(b), None
     return None, pb.get("no_branch_say") and render(pb["no_branch_say"], scope) or (
         f"No branch of the {pb.get('title', pb.get('id'))} playbook applies at this site with the data found.")
@@ -453,7 +517,7 @@ def _branch_steps(branch: Mapping[str, Any], scope: Mapping[str, Any], ctx: Mapp
             notes.append(f"step {step.id} ({step.tool}) dropped: it depends on a dropped step")
             continue
         if step.method:
-            verdict = assess_method(step.method, ctx)
+            verdict = assess_method(step.method, ctx, variable=raw.get("station_variable") or branch.get("variable"))
             if verdict["status"] == "not_defensible":
                 if step.optional:
                     notes.append(f"step {step.id} ({step.tool}) dropped: {verdict['label']} is not defensible here "

@@ -260,7 +260,7 @@ def _questions(pb: Mapping[str, Any], stated: Mapping[str, Any]) -> list[dict[st
     qs = []
     for q in pb.get("intake", []):
         name = q["name"]
-        if name in stated:
+        if name in stated or q.get("optional"):
             continue
         if q.get("default") is None or name == "return_period":
             options = q.get("options")
@@ -347,6 +347,8 @@ def consultant(ws: Workspace, text: str | None = None, *, answers: Mapping[str, 
 def _quantities(playbook_id: str, intake: Mapping[str, Any]) -> list[str]:
     if playbook_id == "flood_risk" and intake.get("return_period"):
         return [f"{intake['return_period']}-year peak flow"]
+    if playbook_id == "ungauged_flow" and intake.get("flows"):
+        return [str(f).replace("_", " ") for f in intake["flows"]]
     return []
 
 

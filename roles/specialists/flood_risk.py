@@ -37,7 +37,68 @@ def _annual_maxima(step: str, p: Mapping[str, Any], ctx: Mapping[str, Any]) -> l
     return [r for r in rows if r]
 
 
-HARVESTERS = {"flood_frequency": _flood_frequency, "annual_maxima": _annual_maxima}
+def _bulletin17c(step: str, p: Mapping[str, Any], ctx: Mapping[str, Any]) -> list[dict[str, Any]]:
+    rows = _flood_frequency(step, p, ctx)
+    extra = [kn(step, "fits.lp3_ema.parameters.skew_log", p, "weighted skew of the log peaks (Bulletin 17C)", None),
+             kn(step, "fits.lp3_ema.at_site_skew", p, "at-site skew of the log peaks", None),
+             kn(step, "regional_skew_used.skew", p, "regional skew weighted in", None),
+             kn(step, "record_years", p, "years of record including the historical period", "years"),
+             kn(step, "fits.lp3_ema.low_outliers.n_low", p, "low floods censored by the multiple Grubbs-Beck test", None)]
+    return rows + [r for r in extra if r]
+
+
+def _annual_maximum_series(step: str, p: Mapping[str, Any], ctx: Mapping[str, Any]) -> list[dict[str, Any]]:
+    rows = [kn(step, "n_years", p, "annual maxima in the series", "years"),
+            kn(step, "largest.value", p, f"largest annual maximum ({(p.get('largest') or {}).get('year')})", p.get("unit"))]
+    return [r for r in rows if r]
+
+
+def _regional_index_flood(step: str, p: Mapping[str, Any], ctx: Mapping[str, Any]) -> list[dict[str, Any]]:
+    T = p.get("return_period")
+    target = ctx.get("return_period")
+    rows = [kn(step, "return_level", p, f"{fmt(T)}-year flood, regional index flood x growth factor", p.get("unit"),
+               return_period=T, method="regional_index_flood",
+               band=band(p, "envelope.low", "envelope.high", step, None),
+               headline=(target is not None and T is not None and float(T) == float(target))),
+            kn(step, "index_flood.estimate", p, "index flood (mean annual flood) at the site", p.get("unit"),
+               band=band(p, "index_flood.band.low", "index_flood.band.high", step, None)),
+            kn(step, "growth_factor.estimate", p, f"{fmt(T)}-year growth factor", None,
+               band=band(p, "growth_factor.band.low", "growth_factor.band.high", step, None)),
+            kn(step, "index_flood.skill.median_factor_error", p, "leave-one-out median factor error of the index flood",
+               None),
+            kn(step, "growth_factor.skill.median_factor_error", p,
+               "leave-one-out median factor error of the growth factor", None),
+            kn(step, "n_donors", p, "donor catchments", None)]
+    return [r for r in rows if r]
+
+
+HARVESTERS = {"flood_frequency": _flood_frequency, "annual_maxima": _annual_maxima, "bulletin17c_ema": _bulletin17c,
+              "annual_maximum_series": _annual_maximum_series, "regional_index_flood": _regional_index_flood}
+
+# What the answer assumes, and what would move it, by branch (at_site is the default).
+_CONDITIONS = {
+    "at_site": ["the annual maxima are stationary", "the gauge's catchment represents the site",
+                "daily-mean maxima stand in for instantaneous peaks"],
+    "short_record": ["the few years of record represent the flood regime", "the annual maxima are stationary",
+                     "daily-mean maxima stand in for instantaneous peaks"],
+    "bulletin17c": ["the systematic and historical peaks come from one stationary population",
+                    "the perception thresholds are right", "the regional skew applies to the catchment"],
+    "published_maxima": ["the published maxima are stationary and complete for their years",
+                         "the gauge's catchment represents the site"],
+    "regional": ["the donors' floods, scaled by area, are the site's", "the growth curve is shared by the donors and the site",
+                 "daily-mean maxima stand in for instantaneous peaks"],
+}
+_CHANGES = {
+    "at_site": ["the instantaneous annual peak record (peaks exceed daily means)",
+                "historical floods before the record (Bulletin 17C EMA)", "a significant trend in the annual maxima"],
+    "short_record": ["a longer record (each added year narrows the bands)", "regional information (donor catchments)",
+                     "the instantaneous annual peak record"],
+    "bulletin17c": ["another regional skew (a newer regional study)", "further historical flood information",
+                    "a significant trend in the systematic peaks"],
+    "published_maxima": ["the years since the series was published", "historical floods before it (Bulletin 17C EMA)"],
+    "regional": ["a record at the site, even a short one", "donors closer in size and climate (live USGS records)",
+                 "instantaneous peaks at the donors"],
+}
 
 
 def decide(brief: Mapping[str, Any], study: Mapping[str, Any], run: Mapping[str, Any],
@@ -54,6 +115,9 @@ def decide(brief: Mapping[str, Any], study: Mapping[str, Any], run: Mapping[str,
         return {"answer": f"The {T}-year flood at {where} is not established: {reason}.", "value": None, "unit": None,
                 "band": None, "grade": "not established", "grade_reason": reason, "basis": None, "conditions": [],
                 "what_would_change_it": ["a longer or more complete record", "regional information"]}
+    branch = (study.get("plan") or {}).get("branch") or "at_site"
+    if branch == "regional":
+        return _regional_decision(T, at_T[0], grade, why, run, brief)
     # the design value: the larger central estimate of the fits that passed (conservative for design)
     pick = max(at_T, key=lambda k: k["value"])
     others = [k for k in at_T if k is not pick]
@@ -67,7 +131,11 @@ def decide(brief: Mapping[str, Any], study: Mapping[str, Any], run: Mapping[str,
         ob = o.get("band") or {}
         ans += (f"; the {LABELS.get(o['method'], o['method'])} fit gives {fmt(o['value'])} {unit} "
                 f"({fmt(ob.get('lower'))} to {fmt(ob.get('upper'))})")
-    ans += ". The design value is the larger of the fits' estimates."
+    ans += "." if not others else ". The design value is the larger of the fits' estimates."
+    if branch == "published_maxima":
+        series = _payload(run, "annual_maximum_series") or {}
+        if series.get("unit_meaning"):
+            ans += f" The series is in {unit} ({series['unit_meaning']}), as published."
     return {
         "answer": ans,
         "value": pick["value"],
@@ -77,20 +145,57 @@ def decide(brief: Mapping[str, Any], study: Mapping[str, Any], run: Mapping[str,
         "method": pick["method"],
         "grade": grade,
         "grade_reason": why,
-        "conditions": ["the annual maxima are stationary", "the gauge's catchment represents the site",
-                       "daily-mean maxima stand in for instantaneous peaks"],
-        "what_would_change_it": ["the instantaneous annual peak record (peaks exceed daily means)",
-                                 "historical floods before the record (Bulletin 17C EMA)",
-                                 "a significant trend in the annual maxima"],
+        "conditions": list(_CONDITIONS.get(branch, _CONDITIONS["at_site"])),
+        "what_would_change_it": list(_CHANGES.get(branch, _CHANGES["at_site"])),
     }
+
+
+def _payload(run: Mapping[str, Any], tool: str) -> dict[str, Any] | None:
+    for r in (run.get("results") or {}).values():
+        if r.get("tool") == tool and r.get("status") == "ok":
+            return r.get("payload") or {}
+    return None
+
+
+def _regional_decision(T: Any, pick: Mapping[str, Any], grade: str, why: str, run: Mapping[str, Any],
+                       brief: Mapping[str, Any]) -> dict[str, Any]:
+    p = _payload(run, "regional_index_flood") or {}
+    unit = pick.get("unit") or ""
+    idx, growth = p.get("index_flood") or {}, p.get("growth_factor") or {}
+    env = pick.get("band") or {}
+    area = (brief.get("intake") or {}).get("area_km2")
+    names = ", ".join(d.get("name") or d.get("id") for d in p.get("donors") or [])
+
+    def skill(part: Mapping[str, Any]) -> str:
+        f = (part.get("skill") or {}).get("median_factor_error")
+        return f"; leave-one-out median factor error {fmt(f)}" if f is not None else "; leave-one-out skill not established"
+
+    ans = (f"The {T}-year flood at the site ({fmt(area)} km2) is {fmt(pick['value'])} {unit} by the regional index-flood "
+           f"method (donor envelope {fmt(env.get('lower'))} to {fmt(env.get('upper'))} {unit}): an index flood of "
+           f"{fmt(idx.get('estimate'))} {unit} (donor range {fmt((idx.get('band') or {}).get('low'))} to "
+           f"{fmt((idx.get('band') or {}).get('high'))}{skill(idx)}) times a growth factor of "
+           f"{fmt(growth.get('estimate'))} (donor range {fmt((growth.get('band') or {}).get('low'))} to "
+           f"{fmt((growth.get('band') or {}).get('high'))}{skill(growth)}), from {fmt(p.get('n_donors'))} donor "
+           f"catchments ({names}). It is a maximum of the daily mean flow, not an instantaneous peak.")
+    return {"answer": ans, "value": pick["value"], "unit": unit, "band": env, "basis": pick["path"],
+            "method": "regional_index_flood", "grade": grade, "grade_reason": why,
+            "conditions": list(_CONDITIONS["regional"]), "what_would_change_it": list(_CHANGES["regional"])}
 
 
 def recommendations(run: Mapping[str, Any], decision: Mapping[str, Any]) -> list[str]:
     recs: list[str] = []
     results = run.get("results") or {}
-    if decision.get("value") is not None:
+    daily = any(r.get("tool") in ("annual_maxima", "regional_index_flood") for r in results.values())
+    if decision.get("value") is not None and daily:
         recs.append("Scale the daily-mean design value to an instantaneous peak with a peak-to-daily ratio from the "
                     "gauge's annual peak record before sizing the crossing.")
+    if decision.get("method") == "regional_index_flood":
+        recs.append("Look for any flood record at the site (a crest-stage gauge, flood marks, local accounts): even a "
+                    "few years test the regional estimate.")
+    b17 = [r for r in results.values() if r.get("tool") == "bulletin17c_ema" and r.get("status") == "ok"]
+    if b17 and ((b17[0].get("payload") or {}).get("alternative_skew") or {}).get("return_levels"):
+        recs.append("Compare the design value with the one the current USGS regional skew gives (listed with the "
+                    "Bulletin 17C result) before adopting either.")
     trend = [r for r in results.values() if r.get("tool") == "trend_test"]
     if trend and trend[0].get("status") != "ok":
         recs.append("The annual maxima show a trend or could not be tested: consider a non-stationary analysis "
@@ -146,4 +251,60 @@ def _annual_maxima_tables(payload: Mapping[str, Any]) -> list[dict[str, Any]]:
                  "caption": "Annual maxima"}]
 
 
-TABLES = {"flood_frequency": _flood_frequency_tables, "annual_maxima": _annual_maxima_tables}
+def _bulletin17c_tables(payload: Mapping[str, Any]) -> list[dict[str, Any]]:
+    out = _flood_frequency_tables(payload)
+    fit = (payload.get("fits") or {}).get("lp3_ema") or {}
+    skew = payload.get("regional_skew_used") or {}
+    lo = fit.get("low_outliers") or {}
+    out.append({"columns": ["At-site skew", "Regional skew", "Its MSE", "Weighted skew", "Source", "Low floods censored",
+                            "Historical peaks", "Record years"],
+                "rows": [[fmt(fit.get("at_site_skew")), fmt(skew.get("skew")), fmt(skew.get("mse")),
+                          fmt((fit.get("parameters") or {}).get("skew_log")), skew.get("source"), lo.get("n_low"),
+                          len((payload.get("historical") or {}).get("peaks") or []), payload.get("record_years")]],
+                "caption": "Skew weighting, low outliers and historical information"})
+    alt = payload.get("alternative_skew") or {}
+    if alt.get("return_levels"):
+        reg = alt.get("regional_skew") or {}
+        out.append({"columns": ["Return period (years)", f"Return level ({payload.get('unit') or ''})"],
+                    "rows": [[fmt(T), fmt(x)] for T, x in zip(payload.get("return_periods") or [], alt["return_levels"])],
+                    "caption": f"With the USGS table's regional skew {fmt(reg.get('skew'))} (MSE {fmt(reg.get('mse'))}; "
+                               f"weighted skew {fmt(alt.get('weighted_skew'))})"})
+    return out
+
+
+def _annual_maximum_series_tables(payload: Mapping[str, Any]) -> list[dict[str, Any]]:
+    vals, years = payload.get("values") or [], payload.get("years") or []
+    if not vals:
+        return []
+    lo = min(range(len(vals)), key=lambda k: vals[k])
+    big = payload.get("largest") or {}
+    return [{"columns": ["Years", "Count", "Largest", "Smallest", "Unit", "Unit meaning"],
+             "rows": [[f"{min(years)} to {max(years)}", payload.get("n_years"), f"{fmt(big.get('value'))} ({big.get('year')})",
+                       f"{fmt(vals[lo])} ({years[lo]})", payload.get("unit"), payload.get("unit_meaning") or ""]],
+             "caption": "Annual maxima as published"}]
+
+
+def _regional_index_flood_tables(payload: Mapping[str, Any]) -> list[dict[str, Any]]:
+    unit = payload.get("unit") or ""
+    rows = []
+    for name, part, u in (("index flood", payload.get("index_flood") or {}, unit),
+                          ("growth factor", payload.get("growth_factor") or {}, "")):
+        b, sk = part.get("band") or {}, part.get("skill") or {}
+        rows.append([name, fmt(part.get("estimate")), u, f"{fmt(b.get('low'))} to {fmt(b.get('high'))}",
+                     fmt(sk.get("median_factor_error")), part.get("n_donors")])
+    env = payload.get("envelope") or {}
+    rows.append([f"{fmt(payload.get('return_period'))}-year flood", fmt(payload.get("return_level")), unit,
+                 f"{fmt(env.get('low'))} to {fmt(env.get('high'))}", "", payload.get("n_donors")])
+    out = [{"columns": ["Quantity", "Estimate", "Unit", "Donor range", "Leave-one-out median factor", "Donors"],
+            "rows": rows, "caption": "Regional index-flood estimate"}]
+    drows = [[d.get("name"), fmt(d.get("distance_km")), fmt(d.get("area_ratio")), fmt(d.get("value")),
+              fmt(d.get("scaled_value"))] for d in (payload.get("index_flood") or {}).get("donors") or []]
+    if drows:
+        out.append({"columns": ["Donor", "Distance (km)", "Area / site's", f"Mean annual flood ({unit})",
+                                "Scaled to the site"], "rows": drows, "caption": "Donors of the index flood"})
+    return out
+
+
+TABLES = {"flood_frequency": _flood_frequency_tables, "annual_maxima": _annual_maxima_tables,
+          "bulletin17c_ema": _bulletin17c_tables, "annual_maximum_series": _annual_maximum_series_tables,
+          "regional_index_flood": _regional_index_flood_tables}
