@@ -129,6 +129,8 @@ def _index_payload(kind: str, method_id: str, results: list[dict[str, Any]], mon
         "scales": [r["scale_months"] for r in results],
         "period": {"first_month": first, "last_month": last},
         "status_month": month,
+        "status_month_rule": ("the month asked for" if (extra or {}).get("as_of") not in (None, "latest")
+                              else "the last month with a value at every time scale"),
         "record_years": record_years,
         "status": status,
         "status_reason": next((r["reason"] for r in results if r["status"] != "defensible"), None),
@@ -178,7 +180,7 @@ def standardized_precipitation_index(source: str, station_id: str, scales: Seque
     results = [drought.standardized_precipitation_index(s, k, fit=fit, calibration_years=cal) for k in scale_list]
     month = _common_month(results, want)
     payload = _index_payload("SPI", "standardized_precipitation_index", results, month, station, variable,
-                             str(s.attrs.get("unit") or ""), {"fit": fit, "distribution": results[0]["distribution"]})
+                             str(s.attrs.get("unit") or ""), {"fit": fit, "distribution": results[0]["distribution"], "as_of": as_of})
     params = _tool_params(standardized_precipitation_index, source=source, station_id=station_id, scales=scale_list,
                           variable=variable, as_of=as_of, fit=fit, calibration_years=calibration_years)
     return finish(payload, "standardized_precipitation_index", params, prov + _method_sources(results))
@@ -208,7 +210,7 @@ def standardized_precipitation_evapotranspiration_index(
     payload = _index_payload("SPEI", "standardized_precipitation_evapotranspiration_index", results, month, station,
                              "precipitation - potential_evapotranspiration", pu,
                              {"pet_station": {"source": e_src, "station_id": e_id},
-                              "distribution": results[0]["distribution"]})
+                              "distribution": results[0]["distribution"], "as_of": as_of})
     params = _tool_params(standardized_precipitation_evapotranspiration_index, source=source, station_id=station_id,
                           scales=scale_list, pet_source=pet_source, pet_station_id=pet_station_id, as_of=as_of,
                           calibration_years=calibration_years)
@@ -229,7 +231,7 @@ def standardized_streamflow_index(source: str, station_id: str, scales: Sequence
     month = _common_month(results, want)
     payload = _index_payload("SSI", "standardized_streamflow_index", results, month, station, variable,
                              str(s.attrs.get("unit") or ""),
-                             {"distribution": results[0]["distribution"], "max_missing_days": max_missing_days})
+                             {"distribution": results[0]["distribution"], "max_missing_days": max_missing_days, "as_of": as_of})
     params = _tool_params(standardized_streamflow_index, source=source, station_id=station_id, scales=scale_list,
                           variable=variable, as_of=as_of, max_missing_days=max_missing_days)
     return finish(payload, "standardized_streamflow_index", params, prov + _method_sources(results))
@@ -247,7 +249,7 @@ def standardized_groundwater_index(source: str, station_id: str, variable: str =
     month = _common_month(results, want)
     payload = _index_payload("SGI", "standardized_groundwater_index", results, month, station, variable,
                              str(s.attrs.get("unit") or ""),
-                             {"distribution": results[0]["distribution"], "max_missing_days": max_missing_days})
+                             {"distribution": results[0]["distribution"], "max_missing_days": max_missing_days, "as_of": as_of})
     params = _tool_params(standardized_groundwater_index, source=source, station_id=station_id, variable=variable,
                           as_of=as_of, max_missing_days=max_missing_days)
     return finish(payload, "standardized_groundwater_index", params, prov + _method_sources(results))

@@ -178,7 +178,12 @@ def decide(brief: Mapping[str, Any], study: Mapping[str, Any], run: Mapping[str,
     value, cls = low["current"]["value"], low["current"]["class"]
     in_drought = value <= IN_DROUGHT_AT
     last = (p.get("period") or {}).get("last_month")
-    when = f"In {month}" + (", the last month of the record," if month == last else "")
+    if month == last:
+        when = f"In {month}, the last month of the record,"
+    elif p.get("as_of") in (None, "latest"):
+        when = f"In {month}, the latest month of the record with a value at every time scale,"
+    else:
+        when = f"In {month}"
     kind = "hydrological (streamflow) drought" if name == "SSI" else "meteorological drought"
     verdict = f"is in {kind}" if in_drought else f"is not in {kind}"
     answer = (f"{when} {where} {verdict} by the {name}: the lowest of its time scales is {low['index']} = "
@@ -226,8 +231,14 @@ def recommendations(run: Mapping[str, Any], decision: Mapping[str, Any]) -> list
     if decision.get("in_drought"):
         recs.append("Read the index again each month: the drought ends when the index at the time scale of the "
                     "decision rises back above the threshold, and deepens as it falls through the next class.")
-        recs.append("Check water-use commitments against the low-flow references (Q95, 7Q10) of the nearest gauge "
-                    "before restrictions are set.")
+        _, fdc = _by_tool(run, "flow_duration_curve")
+        _, low = _by_tool(run, "low_flow_frequency")
+        refs = [f"Q95 = {fmt((fdc.get('quantiles') or {}).get('Q95'))} {fdc.get('unit')}" if fdc else None,
+                f"{low.get('statistic')} = {fmt(low.get('value'))} {low.get('unit')}" if low else None]
+        refs = [r for r in refs if r]
+        recs.append("Before restrictions are set, check water-use commitments against the gauge's low-flow references ("
+                    + (", ".join(refs) + " over the period of record" if refs else "Q95 and 7Q10, not computed here")
+                    + ").")
     else:
         recs.append("Keep monitoring monthly; a time scale that is already in mild drought is the first to watch.")
     results = run.get("results") or {}

@@ -114,6 +114,20 @@ def test_a_named_month_reads_the_1963_drought():
     assert "over its 13 month(s) in the record" in dec["answer"]
 
 
+def test_a_thirty_year_record_keeps_a_marginal_spi_through_the_fallback():
+    """30 years of the Leaf River rainfall (1958-1987) uploaded at Jackson, MS: the climate-record branch, but the
+    12-month windows leave 29 Januaries, so the defensible SPI fails its gate and the fallback keeps it as marginal."""
+    p = get_source("holmes").fetch_series("02472000", "precipitation")["1958":]
+    text = "date,P (mm/d)\n" + "".join(f"{t.date()},{v}\n" for t, v in p.items())
+    out = plan_and_run("drought_status", 32.30, -90.18, tables={"leaf_1958.csv": text})
+    assert out.branch == "climate_record" and [s.id for s in out.study.steps] == ["s1", "s2", "s6", "s7"]
+    s2 = out.run.results["s2"]
+    assert s2.ok and s2.fallback_used and s2.payload["status"] == "marginal" and s2.payload["record_years"] == 29
+    dec = answer(out)
+    assert dec["grade"] == "C" and dec["grade_reason"] == "a fallback method was used"
+    assert "only 29 values per calendar month, so the index is marginal" in dec["answer"]
+
+
 def test_flat_brook_streamflow_drought_and_low_flow_references():
     out = plan_and_run("drought_status", *FLAT_BROOK)
     assert [s.tool for s in out.study.steps] == ["station_record", "standardized_streamflow_index", "flow_duration_curve",
@@ -125,7 +139,8 @@ def test_flat_brook_streamflow_drought_and_low_flow_references():
     assert out.run.results["s4"].payload["value"] == pytest.approx(0.210, abs=5e-4)
     dec = answer(out)
     assert dec["in_drought"] is True and "hydrological (streamflow) drought by the SSI" in dec["answer"]
-    assert dec["answer"].startswith("In 2025-04 Flat Brook") and "SSI-12 = -1.58 (severe drought)" in dec["answer"]
+    assert dec["answer"].startswith("In 2025-04, the latest month of the record with a value at every time scale, "
+                                    "Flat Brook") and "SSI-12 = -1.58 (severe drought)" in dec["answer"]
     assert any("discharge record ends on 2025-05-05" in c for c in out.study.plan["caveats"])
 
 
