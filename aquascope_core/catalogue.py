@@ -189,7 +189,7 @@ def validate_step(step: Any, *, earlier: list[str] | tuple[str, ...] = (), site:
             errors.append(f"step {sid}: {step.tool} does not apply method {step.method!r} "
                           f"(it applies {', '.join(TOOLS[step.tool].methods)})")
         elif site is not None:
-            verdict = assess_method(step.method, site)
+            verdict = assess_method(step.method, site, variable=step.station_variable)
             if verdict["status"] == "not_defensible":
                 errors.append(f"step {sid}: method {step.method} is not defensible at the site: {verdict['reason']}")
     fb = step.fallback

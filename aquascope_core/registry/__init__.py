@@ -12,7 +12,7 @@ lists every relevant method, defensible first.
 from __future__ import annotations
 
 import importlib
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Iterable, Literal, Mapping
 
 from aquascope_core.errors import InputError
@@ -25,9 +25,13 @@ __all__ = [
     "assess_method",
     "sufficiency_table",
     "method",
+    "SERIES",
 ]
 
 Status = Literal["defensible", "marginal", "not_defensible"]
+
+# The variable of a method that runs on whatever series a step gives it (trend tests).
+SERIES = "series"
 Resolution = Literal["instantaneous", "hourly", "daily", "monthly", "annual", "sample", "any"]
 
 _RESOLUTION_RANK = {"instantaneous": 0, "hourly": 1, "daily": 2, "monthly": 3, "annual": 4}
@@ -157,15 +161,20 @@ def _as_context(ctx: SiteContext | Mapping[str, Any]) -> SiteContext:
     return ctx if isinstance(ctx, SiteContext) else SiteContext.from_dict(ctx)
 
 
-def assess_method(method_id: str, ctx: SiteContext | Mapping[str, Any]) -> dict[str, Any]:
+def assess_method(method_id: str, ctx: SiteContext | Mapping[str, Any], *, variable: str | None = None) -> dict[str, Any]:
     """Whether ``method_id`` can be defended at the site ``ctx`` describes.
 
     Returns ``{"method", "label", "status", "reason", "tool"}`` with status ``defensible``,
     ``marginal`` or ``not_defensible``. What the context does not know (``None``) is not held
-    against the method: the run-time gates decide it.
+    against the method: the run-time gates decide it. A method declared on ``variable="series"``
+    (a trend test, say) is judged on the record the step reads (``variable``), or on the site's
+    longest record when the step names none.
     """
     row = method(method_id)
     ctx = _as_context(ctx)
+    if row.variable == SERIES:
+        chosen = variable or (max(ctx.years_by_variable, key=ctx.years_by_variable.get) if ctx.years_by_variable else None)
+        row = replace(row, variable=chosen or "any record")
     out = {"method": row.id, "label": row.label, "tool": row.tool, "variable": row.variable}
 
     def verdict(status: Status, reason: str) -> dict[str, Any]:

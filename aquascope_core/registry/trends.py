@@ -8,7 +8,7 @@ METHODS: list[MethodPrecondition] = [
     MethodPrecondition(
         id="mann_kendall",
         label="Mann-Kendall trend test with Sen's slope",
-        variable="discharge",
+        variable="series",
         citation="Mann (1945) Econometrica 13, 245-259; Kendall (1975) Rank Correlation Methods; "
                  "Sen (1968) J. Am. Stat. Assoc. 63, 1379-1389",
         function="aquascope_core.methods.trends.mann_kendall",
@@ -24,7 +24,7 @@ METHODS: list[MethodPrecondition] = [
     MethodPrecondition(
         id="sens_slope",
         label="Sen's slope with its rank-based confidence interval",
-        variable="discharge",
+        variable="series",
         citation="Sen (1968) J. Am. Stat. Assoc. 63, 1379-1389; Gilbert (1987) Statistical Methods for "
                  "Environmental Pollution Monitoring, sec. 16.5",
         function="aquascope_core.methods.trends.sens_slope",
@@ -38,7 +38,7 @@ METHODS: list[MethodPrecondition] = [
     MethodPrecondition(
         id="seasonal_mann_kendall",
         label="Seasonal Kendall trend test with the seasonal Kendall slope",
-        variable="discharge",
+        variable="series",
         citation="Hirsch, Slack & Smith (1982) Water Resour. Res. 18(1), 107-121; Sen (1968); "
                  "Gilbert (1987) ch. 17",
         function="aquascope_core.methods.trends.seasonal_mann_kendall",
