@@ -147,3 +147,27 @@ def test_the_crew_asks_for_the_area_then_reports_the_transfer(tmp_path):
     assert f"mean flow {round(dec['value'])} m3/s" in answer and "leave-one-out median factor error" in answer
     assert ws["brief"]["intake"]["decision"] == "abstraction licensing"
     assert any("regulated" in rec for rec in (ws["report"]["sections"][6]["text"],))
+
+
+def test_a_model_that_fails_validation_leaves_the_flows_not_established():
+    """Au Saumon (Quebec) is snow-fed and GR4J has no snow module: calibrated on 1976-1989 it scores a
+    validation NSE near 0.25 on 1990-2003, below the 0.5 gate, so no flow at the site is quoted. The
+    catchment's real daily record is the user's table, placed at a site in southern Quebec."""
+    from roles.specialists import decide, key_numbers
+
+    src = get_source("holmes")
+    cols = {v: src.fetch_series("au_saumon", v, start="1976-01-01")
+            for v in ("precipitation", "potential_evapotranspiration", "discharge")}
+    csv = "date,precipitation (mm/d),potential_evapotranspiration (mm/d),discharge (mm/d)\n" + "\n".join(
+        f"{d.date()},{a},{b},{c}" for d, a, b, c in zip(cols["precipitation"].index, *(s.to_numpy() for s in cols.values())))
+    out = plan_and_run("ungauged_flow", 45.48, -71.5, intake={"area_km2": 500.0}, tables={"au_saumon.csv": csv})
+    assert out.branch == "rainfall_runoff" and not out.run.ok
+    s2 = out.run.results["s2"]
+    assert s2.status == "failed" and "nse_min" in s2.failed_reason
+    nse = next(g for g in s2.gates if g["check"] == "nse_min")
+    assert nse["passed"] is False and 0.1 < nse["seen"] < 0.4
+    assert out.run.results["s3"].status == "skipped"
+    run = out.run.to_dict()
+    dec = decide("ungauged_flow", {"intake": {"area_km2": 500.0}}, out.study.to_dict(), run, key_numbers(run))
+    assert dec["grade"] == "not established" and dec["value"] is None
+    assert dec["answer"].startswith("The flows at the site (500 km2) are not established")

@@ -3,7 +3,6 @@ recorded as a volume, and a simulation checked day by day against airGR's refere
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 import pytest
 
