@@ -343,7 +343,11 @@ def drought_propagation(source: str, station_id: str, response_source: str, resp
                         response_variable: Literal["discharge", "groundwater_level"] = "discharge",
                         scales: Sequence[int] = tuple(range(1, 25)), max_lag_months: int = 6, *,
                         data: DataContext | None = None) -> dict[str, Any]:
-    """The SPI time scale and lag that best match the response index (SSI-1 of discharge, SGI of levels)."""
+    """The SPI time scale and lag that best match the response index (SSI-1 of discharge, SGI of levels).
+
+    The SGI of a daily level record averages each month with at most 10 missing days, as
+    :func:`standardized_groundwater_index` does by default.
+    """
     from aquascope_core.methods import drought
 
     if response_variable not in ("discharge", "groundwater_level"):
