@@ -532,8 +532,15 @@ def _branch_steps(branch: Mapping[str, Any], scope: Mapping[str, Any], ctx: Mapp
 
 
 def _site_context(recon: Mapping[str, Any], intake: Mapping[str, Any]) -> dict[str, Any]:
+    """What the registry judges the plan's methods against: the recon's context, with the site's own area
+    and the donors for that area when the intake states the area."""
     ctx = dict(recon.get("context") or {})
     ctx["return_period"] = intake.get("return_period")
+    if intake.get("area_km2") is not None:
+        derived: dict[str, Any] = {}
+        _site_derived(recon, ctx, intake, derived)
+        ctx["area_km2"] = float(intake["area_km2"])
+        ctx["donors"] = derived.get("donors_for_area")
     return ctx
 
 
@@ -579,6 +586,8 @@ def plan(playbook: str | Mapping[str, Any], recon: Mapping[str, Any], intake: Ma
         "citations": list(pb.get("citations", [])),
         "author": "playbook",
         "station": {k: station.get(k) for k in ("source", "station_id", "name", "distance_km")} if station else None,
+        "site_context": {k: v for k, v in ctx.items() if k in ("years_by_variable", "resolution_by_variable",
+                                                               "area_km2", "donors", "available", "return_period")},
     }
     study = Study(
         steps=steps,

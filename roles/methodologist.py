@@ -47,7 +47,7 @@ def methodologist(ws: Workspace, *, model: Any = None) -> Workspace:
             study.plan.setdefault("notes", []).append(f"companion {comp} not planned: {exc}")
         ws.event(ROLE, "companion", {"playbook": comp})
     study.id = ws.id
-    errors = validate_plan(study, site=recon.get("context"))
+    errors = validate_plan(study, site=study.plan.get("site_context") or recon.get("context"))
     if errors:  # a playbook defect: say so rather than run a plan that does not hold
         ws.status = "declined"
         reason = "The plan does not validate: " + "; ".join(errors)
@@ -92,7 +92,8 @@ def apply_edits(ws: Workspace, edits: Any) -> list[str]:
             candidate = Study.from_dict(data)
         except Exception as exc:  # noqa: BLE001
             return [str(exc)]
-    errors = validate_plan(candidate, site=((ws.inventory or {}).get("recon") or {}).get("context"))
+    errors = validate_plan(candidate, site=study.plan.get("site_context")
+                           or ((ws.inventory or {}).get("recon") or {}).get("context"))
     if errors:
         return errors
     candidate.id = ws.id

@@ -101,7 +101,8 @@ def solve(problem: str | Mapping[str, Any], *, lat: float, lon: float, playbook:
             author(ws, store=store)
             return _result(ws, declined=True)
         reviewed = reviewed if isinstance(reviewed, Study) else Study.from_dict(reviewed)
-        errors = validate_plan(reviewed, site=((ws.inventory or {}).get("recon") or {}).get("context"))
+        errors = validate_plan(reviewed, site=study.plan.get("site_context")
+                               or ((ws.inventory or {}).get("recon") or {}).get("context"))
         if errors:
             raise PlanValidationError(errors, recovery="Fix the steps named, or return the plan unchanged.")
         ws.study = reviewed.to_dict()

@@ -43,13 +43,13 @@ METHODS: list[MethodPrecondition] = [
     MethodPrecondition(
         id="gev_lmoments",
         label="Generalised extreme value distribution fitted by L-moments",
-        variable="discharge",
+        variable="series",  # the flood record the step fits: daily-mean maxima, peaks or published maxima
         citation=_HW1997,
         function=f"{_FF}.fit_gev_lmoments",
         tool="flood_frequency",
         min_years=20,
         marginal_years=10,
-        resolution="daily",
+        resolution="any",
         max_return_period_factor=3,
         problems=("flood_risk",),
         notes="L-moment estimates stay usable in short records where maximum likelihood is erratic "
@@ -58,13 +58,13 @@ METHODS: list[MethodPrecondition] = [
     MethodPrecondition(
         id="gumbel_lmoments",
         label="Gumbel (EV1) distribution fitted by L-moments",
-        variable="discharge",
+        variable="series",  # the flood record the step fits: daily-mean maxima, peaks or published maxima
         citation=_HW1997,
         function=f"{_FF}.fit_gumbel_lmoments",
         tool="flood_frequency",
         min_years=15,
         marginal_years=10,
-        resolution="daily",
+        resolution="any",
         max_return_period_factor=3,
         problems=("flood_risk",),
         notes="Two parameters: its fixed skew (tau3 = 0.17) understates the tail of heavy-tailed records; "
@@ -73,13 +73,13 @@ METHODS: list[MethodPrecondition] = [
     MethodPrecondition(
         id="glo_lmoments",
         label="Generalised logistic distribution fitted by L-moments",
-        variable="discharge",
+        variable="series",  # the flood record the step fits: daily-mean maxima, peaks or published maxima
         citation=f"{_HW1997}; {_FEH}",
         function=f"{_FF}.fit_glo_lmoments",
         tool="flood_frequency",
         min_years=20,
         marginal_years=10,
-        resolution="daily",
+        resolution="any",
         max_return_period_factor=3,
         problems=("flood_risk",),
         notes="The UK Flood Estimation Handbook's default for annual maxima.",
@@ -87,26 +87,26 @@ METHODS: list[MethodPrecondition] = [
     MethodPrecondition(
         id="pe3_lmoments",
         label="Pearson type III distribution fitted by L-moments",
-        variable="discharge",
+        variable="series",  # the flood record the step fits: daily-mean maxima, peaks or published maxima
         citation=_HW1997,
         function=f"{_FF}.fit_pe3_lmoments",
         tool="flood_frequency",
         min_years=20,
         marginal_years=10,
-        resolution="daily",
+        resolution="any",
         max_return_period_factor=3,
         problems=("flood_risk",),
     ),
     MethodPrecondition(
         id="lp3_moments",
         label="Log-Pearson type III by moments of the log flows (at-site skew)",
-        variable="discharge",
+        variable="series",  # the flood record the step fits: daily-mean maxima, peaks or published maxima
         citation=_B17B,
         function=f"{_FF}.fit_lp3_moments",
         tool="flood_frequency",
         min_years=25,
         marginal_years=10,
-        resolution="daily",
+        resolution="any",
         max_return_period_factor=3,
         problems=("flood_risk",),
         notes="Bulletin 17B asks for at least 10 years; the at-site skew of a short record is so uncertain "
@@ -115,13 +115,13 @@ METHODS: list[MethodPrecondition] = [
     MethodPrecondition(
         id="gev_ml",
         label="Generalised extreme value distribution fitted by maximum likelihood",
-        variable="discharge",
+        variable="series",  # the flood record the step fits: daily-mean maxima, peaks or published maxima
         citation=_COLES,
         function=f"{_FF}.fit_gev_ml",
         tool="flood_frequency",
         min_years=30,
         marginal_years=20,
-        resolution="daily",
+        resolution="any",
         max_return_period_factor=3,
         problems=("flood_risk",),
         notes="Gives standard errors and delta-method bands; in records shorter than about 30 years the "
@@ -130,13 +130,13 @@ METHODS: list[MethodPrecondition] = [
     MethodPrecondition(
         id="lp3_ema",
         label="Log-Pearson type III by the expected moments algorithm (Bulletin 17C)",
-        variable="discharge",
+        variable="series",  # the flood record the step fits: daily-mean maxima, peaks or published maxima
         citation=_B17C,
         function=f"{_B17}.fit_lp3_ema",
         tool="flood_frequency",
         min_years=25,
         marginal_years=10,
-        resolution="daily",
+        resolution="any",
         max_return_period_factor=3,
         problems=("flood_risk",),
         notes="The U.S. federal standard: historical floods and perception thresholds, the multiple Grubbs-Beck "
@@ -146,13 +146,13 @@ METHODS: list[MethodPrecondition] = [
     MethodPrecondition(
         id="multiple_grubbs_beck",
         label="Multiple Grubbs-Beck test for potentially influential low floods",
-        variable="discharge",
+        variable="series",  # the flood record the step fits: daily-mean maxima, peaks or published maxima
         citation="Cohn, T.A. et al. (2013) Water Resources Research 49(8), 5047-5058; " + _B17C,
         function=f"{_B17}.multiple_grubbs_beck",
         tool="flood_frequency",
         min_years=10,
         marginal_years=10,
-        resolution="daily",
+        resolution="any",
         problems=("flood_risk",),
     ),
     MethodPrecondition(
