@@ -133,7 +133,7 @@ METHODS: list[MethodPrecondition] = [
         variable="series",  # the flood record the step fits: daily-mean maxima, peaks or published maxima
         citation=_B17C,
         function=f"{_B17}.fit_lp3_ema",
-        tool="flood_frequency",
+        tool="bulletin17c_ema",
         min_years=25,
         marginal_years=10,
         resolution="any",
@@ -149,7 +149,7 @@ METHODS: list[MethodPrecondition] = [
         variable="series",  # the flood record the step fits: daily-mean maxima, peaks or published maxima
         citation="Cohn, T.A. et al. (2013) Water Resources Research 49(8), 5047-5058; " + _B17C,
         function=f"{_B17}.multiple_grubbs_beck",
-        tool="flood_frequency",
+        tool="bulletin17c_ema",
         min_years=10,
         marginal_years=10,
         resolution="any",
@@ -162,7 +162,7 @@ METHODS: list[MethodPrecondition] = [
         citation="The state's USGS regional skew study, as cited in each row of "
         "aquascope_core/methods/data/usgs_regional_skew.csv",
         function=f"{_B17}.regional_skew",
-        tool="regional_skew",
+        tool="bulletin17c_ema",
         problems=("flood_risk",),
         notes="United States only; refuses states whose table row has no published (verified) value.",
     ),

@@ -39,7 +39,7 @@ METHODS: list[MethodPrecondition] = [
         variable="discharge",
         citation=_HASHIMOTO,
         function="aquascope_core.methods.supply.supply_reliability",
-        tool="supply_reliability",
+        tool="run_of_river_reliability",
         problems=("supply_reliability",),
         notes="Runs on a supplied series against its demand (from a simulation or records).",
         **_RECORD,

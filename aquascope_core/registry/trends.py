@@ -12,7 +12,7 @@ METHODS: list[MethodPrecondition] = [
         citation="Mann (1945) Econometrica 13, 245-259; Kendall (1975) Rank Correlation Methods; "
                  "Sen (1968) J. Am. Stat. Assoc. 63, 1379-1389",
         function="aquascope_core.methods.trends.mann_kendall",
-        tool="mann_kendall",
+        tool="trend_test",
         min_years=10,
         marginal_years=8,
         resolution="any",
@@ -28,7 +28,7 @@ METHODS: list[MethodPrecondition] = [
         citation="Sen (1968) J. Am. Stat. Assoc. 63, 1379-1389; Gilbert (1987) Statistical Methods for "
                  "Environmental Pollution Monitoring, sec. 16.5",
         function="aquascope_core.methods.trends.sens_slope",
-        tool="sens_slope",
+        tool="trend_test",
         min_years=10,
         marginal_years=8,
         resolution="any",
@@ -42,7 +42,7 @@ METHODS: list[MethodPrecondition] = [
         citation="Hirsch, Slack & Smith (1982) Water Resour. Res. 18(1), 107-121; Sen (1968); "
                  "Gilbert (1987) ch. 17",
         function="aquascope_core.methods.trends.seasonal_mann_kendall",
-        tool="seasonal_mann_kendall",
+        tool="water_quality_trend",
         min_years=10,
         marginal_years=8,
         resolution="monthly",

@@ -143,6 +143,46 @@ def reference_evapotranspiration(source: str, station_id: str, method: Et0Method
     return finish(payload, "reference_evapotranspiration", params, rows)
 
 
+def potential_evapotranspiration_oudin(source: str, station_id: str, latitude_deg: float | None = None,
+                                       start: str | None = None, end: str | None = None, *,
+                                       data: DataContext | None = None) -> dict[str, Any]:
+    """Oudin et al. (2005) potential evapotranspiration from the station's daily mean air temperature: the
+    PET input of a lumped rainfall-runoff model where no PET record exists (not a crop reference ET0)."""
+    from aquascope_core.methods import evapotranspiration as et
+
+    params = resolved_parameters(potential_evapotranspiration_oudin, (source, station_id),
+                                 {"latitude_deg": latitude_deg, "start": start, "end": end})
+    ctx = resolve(data)
+    desc = ctx.describe_station(source, station_id)
+    t = ctx.fetch_series(source, station_id, "air_temperature", start=start, end=end)
+    if t.attrs.get("unit") != "degC":
+        raise UnitError.bad_value("air_temperature", t.attrs.get("unit"), "a daily record in degC")
+    lat = _latitude(latitude_deg, desc)
+    out = et.oudin(t, latitude_deg=lat, time_step="daily")
+    daily = et.et_series(out)
+    daily.index = pd.DatetimeIndex(daily.index).normalize()
+    monthly = _complete_month_totals(daily.dropna())
+    if monthly.empty:
+        raise InsufficientDataError(f"no complete month of temperature at {source} {station_id}", argument="station_id")
+    rate = (monthly / monthly.index.days_in_month).groupby(monthly.index.month).mean()
+    annual = {int(y): float(g.sum()) for y, g in monthly.groupby(monthly.index.year) if len(g) == 12}
+    payload = {
+        "method": "oudin", "ok": True, "unit": "mm/d", "station": _station_fields(desc, source, station_id),
+        "latitude_deg": lat,
+        "period": {"start": daily.index[0].date().isoformat(), "end": daily.index[-1].date().isoformat()},
+        "n_months": int(monthly.size),
+        "by_month": {"month": [int(m) for m in rate.index], "mean_mm_per_day": rate.to_numpy()},
+        "annual_years": sorted(annual), "annual_mm": [annual[y] for y in sorted(annual)],
+        "mean_annual_mm": float(np.mean(list(annual.values()))) if annual else None,
+        "note": "Oudin PET is the input of lumped rainfall-runoff models; it is not the FAO-56 grass reference ET0",
+    }
+    payload["summary"] = (f"Oudin PET at {desc.get('name') or station_id}"
+                          + (f": mean annual {payload['mean_annual_mm']:.0f} mm over {len(annual)} complete years"
+                             if annual else ""))
+    return finish(payload, "potential_evapotranspiration_oudin", params,
+                  _provenance(t) + [r for r in out.get("meta", {}).get("sources", []) if r.get("name") != "aquascope"])
+
+
 # --------------------------------------------------------------------------- crop water demand
 
 
@@ -312,13 +352,29 @@ _ET_ARGS = {"latitude_deg": "latitude for the radiation terms (default the stati
 
 SPECS = [
     ToolSpec(
+        id="potential_evapotranspiration_oudin",
+        purpose="Potential evapotranspiration by Oudin et al. (2005) from daily mean air temperature, by calendar "
+                "month and year: the PET of a rainfall-runoff model where no PET record exists.",
+        kind="station",
+        function="aquascope_core.tools.climate:potential_evapotranspiration_oudin",
+        yields=("pet_climatology",),
+        methods=("oudin", "extraterrestrial_radiation"),
+        gates=({"check": "unit_present"}, {"check": "not_empty", "path": "annual_mm"}),
+        figures=("monthly_climate",),
+        tables=("pet_by_month",),
+        citation="Oudin et al. (2005) J. Hydrol. 303, 290-306.",
+        arguments={"source": "the data source of the station", "station_id": "the station's id",
+                   "latitude_deg": "latitude for the extraterrestrial radiation (default: the station's)",
+                   "start": "first date (ISO)", "end": "last date (ISO)"},
+    ),
+    ToolSpec(
         id="reference_evapotranspiration",
         purpose="Reference evapotranspiration at a station by calendar month and year: the record's PET, or "
                 "Hargreaves-Samani or temperature-only Penman-Monteith from daily Tmax/Tmin.",
         kind="station",
         function="aquascope_core.tools.climate:reference_evapotranspiration",
         yields=("et0_climatology",),
-        methods=("hargreaves_samani", "fao56_penman_monteith"),
+        methods=("hargreaves_samani", "fao56_penman_monteith", "extraterrestrial_radiation"),
         gates=({"check": "min_years", "value": 5, "path": "n_years"}, {"check": "unit_present"},
                {"check": "not_empty", "path": "mean_annual_mm"}),
         figures=("et0_by_month",),

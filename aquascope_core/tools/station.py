@@ -111,7 +111,7 @@ SPECS = [
         kind="station",
         function="aquascope_core.tools.station:annual_maxima",
         yields=("annual_maxima",),
-        methods=(),
+        methods=("annual_maxima",),
         gates=({"check": "min_years", "value": 20}, {"check": "not_empty", "path": "values"},
                {"check": "unit_present"}),
         figures=("annual_maxima",),
