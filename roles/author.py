@@ -36,7 +36,7 @@ def _summary(ws: Workspace) -> dict[str, Any]:
     dec = f.get("decision") or {}
     rows = []
     for kn in f.get("findings", []):
-        if kn.get("headline") or kn.get("step") and kn.get("label", "").startswith(("water years", "largest", "Mann")):
+        if kn.get("headline") or kn.get("summary"):
             conf = (kn.get("band") or {}).get("confidence")
             rows.append([kn["label"], fmt(kn["value"]), kn.get("unit") or "", band_text(kn.get("band")),
                          f"{conf * 100:.0f} %" if isinstance(conf, (int, float)) else "", f"`{kn['basis']}`"])

@@ -55,7 +55,8 @@ def interpreter(ws: Workspace, *, model: Any = None) -> Workspace:
     for kn in kns:
         findings.append({"claim": _claim(kn), "basis": kn["path"], "value": kn["value"], "unit": kn.get("unit"),
                          "band": kn.get("band"), "label": kn["label"], "step": kn["step"],
-                         "headline": bool(kn.get("headline")), "return_period": kn.get("return_period"),
+                         "headline": bool(kn.get("headline")), "summary": bool(kn.get("summary")),
+                         "return_period": kn.get("return_period"),
                          "method": kn.get("method"), "grade": grade if kn.get("headline") else None})
     consistency = []
     for sid, res in (run.get("results") or {}).items():

@@ -96,7 +96,7 @@ def _station_record(step: str, p: Mapping[str, Any], ctx: Mapping[str, Any]) -> 
 
 def _trend_test(step: str, p: Mapping[str, Any], ctx: Mapping[str, Any]) -> list[dict[str, Any]]:
     tr = p.get("trend") or {}
-    rows = [kn(step, "trend.p_value", p, "Mann-Kendall p-value", None),
+    rows = [kn(step, "trend.p_value", p, "Mann-Kendall p-value", None, summary=True),
             kn(step, "trend.sen_slope", p, "Sen's slope", tr.get("slope_unit"))]
     return [r for r in rows if r]
 

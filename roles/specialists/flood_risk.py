@@ -28,12 +28,13 @@ def _flood_frequency(step: str, p: Mapping[str, Any], ctx: Mapping[str, Any]) ->
 
 
 def _annual_maxima(step: str, p: Mapping[str, Any], ctx: Mapping[str, Any]) -> list[dict[str, Any]]:
-    rows = [kn(step, "n_years", p, "water years of annual maxima", "years")]
+    rows = [kn(step, "n_years", p, "water years of annual maxima", "years", summary=True)]
     vals = p.get("values") or []
     if vals:
         i = max(range(len(vals)), key=lambda k: vals[k])
         year = (p.get("water_years") or [None] * len(vals))[i]
-        rows.append(kn(step, f"values[{i}]", p, f"largest annual maximum (water year {year})", p.get("unit")))
+        rows.append(kn(step, f"values[{i}]", p, f"largest annual maximum (water year {year})", p.get("unit"),
+                       summary=True))
     return [r for r in rows if r]
 
 
