@@ -19,8 +19,8 @@ import pandas as pd
 from aquascope_core.errors import InputError, InsufficientDataError, UnitError
 from aquascope_core.result import finish, resolved_parameters
 from aquascope_core.toolspec import ToolSpec
-from aquascope_core.tools.context import DataContext, resolve
-from aquascope_core.tools.station import STATION_ARGS, _provenance, _station_fields
+from aquascope_core.tools.context import DataContext, provenance_rows, resolve, station_fields
+from aquascope_core.tools.station import STATION_ARGS
 
 __all__ = ["reference_evapotranspiration", "crop_water_demand", "daily_et0", "SPECS"]
 
@@ -55,7 +55,7 @@ def daily_et0(ctx: DataContext, source: str, station_id: str, method: str, *, la
         info = {"et0_method": "record", "label": "the station's potential evapotranspiration record",
                 "note": ("the record's potential evapotranspiration is taken as the grass reference ET0; it was "
                          "computed by the data's owner, not by FAO-56 Penman-Monteith here")}
-        return et0, info, _provenance(s), desc
+        return et0, info, provenance_rows(s), desc
     tx = ctx.fetch_series(source, station_id, "air_temperature_max", start=start, end=end)
     tn = ctx.fetch_series(source, station_id, "air_temperature_min", start=start, end=end)
     for s, name in ((tx, "air_temperature_max"), (tn, "air_temperature_min")):
@@ -85,7 +85,7 @@ def daily_et0(ctx: DataContext, source: str, station_id: str, method: str, *, la
                 "note": "; ".join([out["humidity_source"], out["radiation_source"], out["wind_source"]])}
     series = et.et_series(out)
     series.index = pd.DatetimeIndex(series.index).normalize()
-    rows = _provenance(tx) + [r for r in out.get("meta", {}).get("sources", []) if r.get("name") != "aquascope"]
+    rows = provenance_rows(tx) + [r for r in out.get("meta", {}).get("sources", []) if r.get("name") != "aquascope"]
     return series.dropna(), info, rows, desc
 
 
@@ -122,7 +122,7 @@ def reference_evapotranspiration(source: str, station_id: str, method: Et0Method
         "method": info["et0_method"],
         "ok": True,
         "unit": "mm/d",
-        "station": _station_fields(desc, source, station_id),
+        "station": station_fields(desc, source, station_id),
         "et0": info,
         "period": {"start": et0.index[0].date().isoformat(), "end": et0.index[-1].date().isoformat()},
         "n_days": int(et0.size),
@@ -167,7 +167,7 @@ def potential_evapotranspiration_oudin(source: str, station_id: str, latitude_de
     rate = (monthly / monthly.index.days_in_month).groupby(monthly.index.month).mean()
     annual = {int(y): float(g.sum()) for y, g in monthly.groupby(monthly.index.year) if len(g) == 12}
     payload = {
-        "method": "oudin", "ok": True, "unit": "mm/d", "station": _station_fields(desc, source, station_id),
+        "method": "oudin", "ok": True, "unit": "mm/d", "station": station_fields(desc, source, station_id),
         "latitude_deg": lat,
         "period": {"start": daily.index[0].date().isoformat(), "end": daily.index[-1].date().isoformat()},
         "n_months": int(monthly.size),
@@ -180,7 +180,7 @@ def potential_evapotranspiration_oudin(source: str, station_id: str, latitude_de
                           + (f": mean annual {payload['mean_annual_mm']:.0f} mm over {len(annual)} complete years"
                              if annual else ""))
     return finish(payload, "potential_evapotranspiration_oudin", params,
-                  _provenance(t) + [r for r in out.get("meta", {}).get("sources", []) if r.get("name") != "aquascope"])
+                  provenance_rows(t) + [r for r in out.get("meta", {}).get("sources", []) if r.get("name") != "aquascope"])
 
 
 # --------------------------------------------------------------------------- crop water demand
@@ -283,7 +283,7 @@ def crop_water_demand(source: str, station_id: str, crop: str, planting_month: i
         "method": "crop_water_demand",
         "ok": True,
         "unit": "mm",
-        "station": _station_fields(desc, source, station_id),
+        "station": station_fields(desc, source, station_id),
         "crop": crop,
         "label": crop_row["label"],
         "planting": f"{planting_month:02d}-{planting_day:02d}",
@@ -339,7 +339,7 @@ def crop_water_demand(source: str, station_id: str, crop: str, planting_month: i
     payload["summary"] = (f"{crop_row['label']} planted {planting_month:02d}-{planting_day:02d}: gross irrigation "
                           f"{payload['mean']['gross_mm']:.0f} mm in the mean season, {payload['design']['gross_mm']:.0f} mm "
                           f"in the design season ({len(seasons)} seasons); peak {payload['design']['peak_l_per_s_per_ha']:.2f} l/s/ha")
-    sources = _provenance(p) + et_rows + [r for r in last_out.get("meta", {}).get("sources", []) if r.get("name") != "aquascope"]
+    sources = provenance_rows(p) + et_rows + [r for r in last_out.get("meta", {}).get("sources", []) if r.get("name") != "aquascope"]
     return finish(payload, "crop_water_demand", params, sources)
 
 

@@ -13,7 +13,7 @@ from typing import Any, Mapping
 
 from aquascope_core.errors import DataNotFoundError, InputError
 
-__all__ = ["DataContext", "resolve", "table_entry", "INGEST_OPTIONS"]
+__all__ = ["DataContext", "resolve", "table_entry", "INGEST_OPTIONS", "station_fields", "provenance_rows"]
 
 INGEST_OPTIONS = ("value_column", "date_column", "unit", "variable", "dayfirst")
 
@@ -117,3 +117,19 @@ class DataContext:
 
 def resolve(data: DataContext | None) -> DataContext:
     return data if data is not None else DataContext()
+
+
+def station_fields(desc: Mapping[str, Any], source: str, station_id: str) -> dict[str, Any]:
+    """The station block a payload carries: where its data came from, as the report names it."""
+    return {"source": source, "station_id": station_id, "name": desc.get("name"), "lat": desc.get("lat"),
+            "lon": desc.get("lon"), "area_km2": desc.get("area_km2"), "regulation": desc.get("regulation")}
+
+
+def provenance_rows(*series: Any) -> list[dict[str, Any]]:
+    """The ``meta.sources`` rows of the series a tool read (their ``attrs["provenance"]``), each once."""
+    out: list[dict[str, Any]] = []
+    for s in series:
+        prov = getattr(s, "attrs", {}).get("provenance")
+        if isinstance(prov, dict) and prov not in out:
+            out.append(dict(prov))
+    return out

@@ -16,7 +16,6 @@ the monthly means; ``basis`` names the one that carries the answer.
 from __future__ import annotations
 
 import logging
-import math
 import re
 from typing import Any, Literal, Sequence
 

@@ -8,7 +8,7 @@ from typing import Any, Literal, Sequence
 
 from aquascope_core.result import finish
 from aquascope_core.toolspec import ToolSpec
-from aquascope_core.tools.context import DataContext, resolve
+from aquascope_core.tools.context import DataContext, provenance_rows, resolve, station_fields
 
 __all__ = ["flood_frequency", "trend_test", "annual_maximum_series", "bulletin17c_ema", "SPECS"]
 
@@ -59,14 +59,8 @@ def trend_test(values: Sequence[float], times: Sequence[float] | None = None, un
                   [r for r in out.get("meta", {}).get("sources", []) if r.get("name") != "aquascope"])
 
 
-def _station_fields(desc: dict[str, Any], source: str, station_id: str) -> dict[str, Any]:
-    return {"source": source, "station_id": station_id, "name": desc.get("name"), "lat": desc.get("lat"),
-            "lon": desc.get("lon"), "area_km2": desc.get("area_km2"), "regulation": desc.get("regulation")}
 
 
-def _provenance(series) -> list[dict[str, Any]]:
-    prov = series.attrs.get("provenance")
-    return [dict(prov)] if isinstance(prov, dict) else []
 
 
 def annual_maximum_series(source: str, station_id: str, variable: str = "annual_max_discharge", *,
@@ -92,7 +86,7 @@ def annual_maximum_series(source: str, station_id: str, variable: str = "annual_
     meaning = s.attrs.get("unit_meaning")
     payload = {
         "ok": bool(values),
-        "station": _station_fields(desc, source, station_id),
+        "station": station_fields(desc, source, station_id),
         "variable": variable,
         "values": values,
         "years": years,
@@ -110,7 +104,7 @@ def annual_maximum_series(source: str, station_id: str, variable: str = "annual_
     else:
         payload["reason"] = "the series holds no value"
     return finish(payload, "annual_maximum_series", {"source": source, "station_id": station_id, "variable": variable},
-                  _provenance(s))
+                  provenance_rows(s))
 
 
 def _regional_skew_for(desc: dict[str, Any], attrs: dict[str, Any], regional_skew: float | None,
@@ -214,7 +208,7 @@ def bulletin17c_ema(source: str, station_id: str, variable: str = "peak_discharg
     payload: dict[str, Any] = {
         "ok": bool(fit.get("ok")),
         "method": "bulletin17c_ema",
-        "station": _station_fields(desc, source, station_id),
+        "station": station_fields(desc, source, station_id),
         "variable": variable,
         "unit": unit,
         "basis": "annual instantaneous peaks (water years)",
@@ -242,7 +236,7 @@ def bulletin17c_ema(source: str, station_id: str, variable: str = "peak_discharg
               "confidence": confidence, "regional_skew": regional_skew, "regional_skew_mse": regional_skew_mse,
               "skew_from": skew_from}
     return finish(payload, "bulletin17c_ema", params,
-                  _provenance(s) + [r for r in fit.get("meta", {}).get("sources", []) if r.get("name") != "aquascope"])
+                  provenance_rows(s) + [r for r in fit.get("meta", {}).get("sources", []) if r.get("name") != "aquascope"])
 
 
 SPECS = [

@@ -14,8 +14,8 @@ from __future__ import annotations
 from typing import Any, Literal, Sequence
 
 from aquascope_core.result import finish, resolved_parameters
-from aquascope_core.tools.context import DataContext, resolve
-from aquascope_core.tools.station import STATION_ARGS, _provenance, _station_fields
+from aquascope_core.tools.context import DataContext, provenance_rows, resolve, station_fields
+from aquascope_core.tools.station import STATION_ARGS
 from aquascope_core.toolspec import ToolSpec
 
 __all__ = [
@@ -43,7 +43,7 @@ def read_record(data: DataContext | None, source: str, station_id: str, variable
     ctx = resolve(data)
     desc = ctx.describe_station(source, station_id)
     s = ctx.fetch_series(source, station_id, variable, start=start, end=end)
-    return s, _station_fields(desc, source, station_id), _provenance(s)
+    return s, station_fields(desc, source, station_id), provenance_rows(s)
 
 
 def _unit(series: Any) -> str:

@@ -24,7 +24,7 @@ import pandas as pd
 from aquascope_core.errors import InputError, InsufficientDataError, UnitError
 from aquascope_core.result import finish
 from aquascope_core.toolspec import ToolSpec
-from aquascope_core.tools.context import DataContext, resolve
+from aquascope_core.tools.context import DataContext, provenance_rows, resolve
 
 __all__ = ["gr4j_calibration", "gr4j_simulation", "SPECS"]
 
@@ -34,13 +34,6 @@ _MM_DAY_PER_M3S_KM2 = 86.4  # 1 m3/s over 1 km2 = 86.4 mm/d
 _FT3S_TO_M3S = 0.028316846592
 
 
-def _provenance(*series: pd.Series) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-    for s in series:
-        prov = s.attrs.get("provenance")
-        if isinstance(prov, dict) and prov not in out:
-            out.append(dict(prov))
-    return out
 
 
 def _forcing_days(p: pd.Series, e: pd.Series) -> pd.DatetimeIndex:
@@ -160,7 +153,7 @@ def gr4j_calibration(source: str, station_id: str, area_km2: float | None = None
               "calibration_period": list(calibration_period), "validation_period": list(validation_period),
               "warmup_days": warmup_days, "criterion": criterion}
     return finish(payload, "gr4j_calibration", params,
-                  _provenance(p, e, q) + [r for r in out["meta"]["sources"] if r.get("name") != "aquascope"])
+                  provenance_rows(p, e, q) + [r for r in out["meta"]["sources"] if r.get("name") != "aquascope"])
 
 
 def gr4j_simulation(precipitation_source: str, precipitation_station_id: str, pet_source: str, pet_station_id: str,
@@ -236,7 +229,7 @@ def gr4j_simulation(precipitation_source: str, precipitation_station_id: str, pe
               "pet_source": pet_source, "pet_station_id": pet_station_id, "parameters": dict(parameters),
               "area_km2": area_km2, "flows": list(flows), "warmup_days": warmup_days}
     return finish(payload, "gr4j_simulation", params,
-                  _provenance(p, e) + [r for r in out["meta"]["sources"] if r.get("name") != "aquascope"])
+                  provenance_rows(p, e) + [r for r in out["meta"]["sources"] if r.get("name") != "aquascope"])
 
 
 _STATION = {"source": "the data source of the gauge (e.g. catalogue, holmes, upload)",

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from aquascope_core.result import finish, source as source_row
+from aquascope_core.result import finish
 from aquascope_core.toolspec import ToolSpec
-from aquascope_core.tools.context import DataContext, resolve
+from aquascope_core.tools.context import DataContext, provenance_rows, resolve, station_fields
 
 __all__ = ["station_record", "annual_maxima", "SPECS", "STATION_ARGS"]
 
@@ -17,21 +17,8 @@ STATION_ARGS = {
 }
 
 
-def _station_fields(desc: dict[str, Any], source: str, station_id: str) -> dict[str, Any]:
-    return {
-        "source": source,
-        "station_id": station_id,
-        "name": desc.get("name"),
-        "lat": desc.get("lat"),
-        "lon": desc.get("lon"),
-        "area_km2": desc.get("area_km2"),
-        "regulation": desc.get("regulation"),
-    }
 
 
-def _provenance(series) -> list[dict[str, Any]]:
-    prov = series.attrs.get("provenance")
-    return [dict(prov)] if isinstance(prov, dict) else [source_row(str(series.attrs.get("source", "unknown")))]
 
 
 def station_record(source: str, station_id: str, variable: str = "discharge", start: str | None = None,
@@ -46,7 +33,7 @@ def station_record(source: str, station_id: str, variable: str = "discharge", st
     resolution = s.attrs.get("resolution", "daily")
     by_year = values.groupby(values.index.year).size()
     payload = {
-        "station": _station_fields(desc, source, station_id),
+        "station": station_fields(desc, source, station_id),
         "variable": variable,
         "unit": s.attrs.get("unit"),
         "resolution": resolution,
@@ -62,7 +49,7 @@ def station_record(source: str, station_id: str, variable: str = "discharge", st
     }
     return finish(payload, "station_record",
                   {"source": source, "station_id": station_id, "variable": variable, "start": start, "end": end},
-                  _provenance(s))
+                  provenance_rows(s))
 
 
 def annual_maxima(source: str, station_id: str, variable: str = "discharge", water_year_start_month: int = 10,
@@ -77,7 +64,7 @@ def annual_maxima(source: str, station_id: str, variable: str = "discharge", wat
     out = amax(s, water_year_start_month=water_year_start_month, min_days=min_days, basis=basis,
                unit=s.attrs.get("unit"))
     payload = {k: v for k, v in out.items() if k != "meta"}
-    payload["station"] = _station_fields(desc, source, station_id)
+    payload["station"] = station_fields(desc, source, station_id)
     payload["variable"] = variable
     if payload.get("ok", True) and payload.get("values"):
         vals = payload["values"]
@@ -87,7 +74,7 @@ def annual_maxima(source: str, station_id: str, variable: str = "discharge", wat
     return finish(payload, "annual_maxima",
                   {"source": source, "station_id": station_id, "variable": variable,
                    "water_year_start_month": water_year_start_month, "min_days": min_days},
-                  _provenance(s) + [r for r in out.get("meta", {}).get("sources", []) if r.get("name") != "aquascope"])
+                  provenance_rows(s) + [r for r in out.get("meta", {}).get("sources", []) if r.get("name") != "aquascope"])
 
 
 SPECS = [

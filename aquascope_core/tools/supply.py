@@ -22,8 +22,8 @@ import pandas as pd
 from aquascope_core.errors import InputError, InsufficientDataError, UnitError
 from aquascope_core.result import finish, resolved_parameters
 from aquascope_core.toolspec import ToolSpec
-from aquascope_core.tools.context import DataContext, resolve
-from aquascope_core.tools.station import STATION_ARGS, _provenance, _station_fields
+from aquascope_core.tools.context import DataContext, provenance_rows, resolve, station_fields
+from aquascope_core.tools.station import STATION_ARGS
 
 __all__ = ["inflow_record", "simulate_reservoir", "sequent_peak_storage", "run_of_river_reliability",
            "flow_duration_at_demand", "daily_flow_m3s", "demand_flow_m3s", "SPECS"]
@@ -193,7 +193,7 @@ def inflow_record(source: str, station_id: str, variable: str = "discharge", dem
     span_days = (flow.index[-1] - flow.index[0]).days + 1
     payload: dict[str, Any] = {
         "ok": True,
-        "station": _station_fields(desc, source, station_id),
+        "station": station_fields(desc, source, station_id),
         "variable": variable,
         "unit": "m3/s",
         "volume_unit": "hm3",
@@ -224,7 +224,7 @@ def inflow_record(source: str, station_id: str, variable: str = "discharge", dem
                              "exceeds_mean_flow": bool(ratio >= 1.0)}
         text += f"; the demand of {d:.3g} m3/s is {100 * ratio:.0f} % of it"
     payload["summary"] = text
-    return finish(payload, "inflow_record", params, _provenance(raw))
+    return finish(payload, "inflow_record", params, provenance_rows(raw))
 
 
 # --------------------------------------------------------------------------- reservoir
@@ -483,7 +483,7 @@ def run_of_river_reliability(source: str, station_id: str, demand: float | None 
         "method": "supply_reliability",
         "ok": True,
         "unit": "m3/s",
-        "station": _station_fields(desc, source, station_id),
+        "station": station_fields(desc, source, station_id),
         "conversion": conversion,
         "demand_basis": "constant" if demand_schedule is None else "schedule",
         "demand_m3s": float(want[demand_days].mean()) if demand_schedule is not None else float(want[demand_days][0]),
@@ -522,7 +522,7 @@ def run_of_river_reliability(source: str, station_id: str, demand: float | None 
     payload["summary"] = (f"the available flow met {payload['demand_m3s']:.3g} m3/s"
                           + (" (mean of the schedule)" if demand_schedule is not None else "")
                           + f" on {100 * reliability:.1f} % of {n_demand:,} days ({days[0].year}-{days[-1].year})")
-    return finish(payload, "run_of_river_reliability", params, _provenance(raw) + _method_sources(perf))
+    return finish(payload, "run_of_river_reliability", params, provenance_rows(raw) + _method_sources(perf))
 
 
 def flow_duration_at_demand(source: str, station_id: str, demand: float, demand_unit: str = "m3/s",
@@ -547,7 +547,7 @@ def flow_duration_at_demand(source: str, station_id: str, demand: float, demand_
     need = d + eflow
     q = flow.to_numpy()
     payload.update({
-        "station": _station_fields(desc, source, station_id),
+        "station": station_fields(desc, source, station_id),
         "conversion": conversion,
         "mean_flow_m3s": float(q.mean()),
         "demand_m3s": d,
@@ -558,7 +558,7 @@ def flow_duration_at_demand(source: str, station_id: str, demand: float, demand_
     qs = payload["quantiles"]
     payload["summary"] = (f"Q50 {qs['Q50']:.3g} m3/s, Q95 {qs['Q95']:.3g} m3/s; the flow reached {need:.3g} m3/s "
                           f"on {payload['days_flow_reaches_need_pct']:.1f} % of {payload['n']:,} days")
-    return finish(payload, "flow_duration_at_demand", params, _provenance(raw) + _method_sources(out))
+    return finish(payload, "flow_duration_at_demand", params, provenance_rows(raw) + _method_sources(out))
 
 
 # --------------------------------------------------------------------------- catalogue
