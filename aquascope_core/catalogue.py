@@ -14,13 +14,13 @@ id the tool applies that is not refused at the site.
 
 from __future__ import annotations
 
-import importlib
 import inspect
 import re
 from functools import lru_cache, partial
 from typing import Any, Callable, Mapping
 
 from aquascope_core.errors import InputError
+from aquascope_core.families import collect
 from aquascope_core.gates import validate_gate
 from aquascope_core.paths import REFERENCE, references_in
 from aquascope_core.toolspec import RUNTIME_ARGUMENTS, ToolSpec
@@ -42,18 +42,9 @@ TOOL_MODULES = (
 )
 
 
-def _load_tools() -> dict[str, ToolSpec]:
-    tools: dict[str, ToolSpec] = {}
-    for name in TOOL_MODULES:
-        mod = importlib.import_module(f"aquascope_core.tools.{name}")
-        for spec in getattr(mod, "SPECS", ()):
-            if spec.id in tools:
-                raise RuntimeError(f"catalogue: tool {spec.id!r} is declared twice (again in tools.{name})")
-            tools[spec.id] = spec
-    return tools
 
 
-TOOLS: dict[str, ToolSpec] = _load_tools()
+TOOLS: dict[str, ToolSpec] = collect("aquascope_core.tools", TOOL_MODULES, "SPECS", "catalogue: tool")
 
 
 def tool(tool_id: str) -> ToolSpec:

@@ -11,11 +11,11 @@ lists every relevant method, defensible first.
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Iterable, Literal, Mapping
 
 from aquascope_core.errors import InputError
+from aquascope_core.families import collect
 
 __all__ = [
     "MethodPrecondition",
@@ -135,18 +135,9 @@ FAMILIES = (
 )
 
 
-def _load() -> dict[str, MethodPrecondition]:
-    rows: dict[str, MethodPrecondition] = {}
-    for family in FAMILIES:
-        mod = importlib.import_module(f"{__name__}.{family}")
-        for row in getattr(mod, "METHODS", ()):
-            if row.id in rows:
-                raise RuntimeError(f"registry: method id {row.id!r} is declared twice (again in {family})")
-            rows[row.id] = row
-    return rows
 
 
-METHODS: dict[str, MethodPrecondition] = _load()
+METHODS: dict[str, MethodPrecondition] = collect(__name__, FAMILIES, "METHODS", "registry: method id")
 
 
 def method(method_id: str) -> MethodPrecondition:
