@@ -173,6 +173,7 @@ def validate_step(step: Any, *, earlier: list[str] | tuple[str, ...] = (), site:
             errors.append(f"step {sid}: refers to result.{ref_step} but does not list it in depends_on")
     for g in step.expects:
         errors.extend(f"step {sid}: gate {e}" for e in validate_gate(g))
+    errors.extend(_gates_read_what_the_step_makes(step, sch))
     if step.method is not None:
         if step.method not in METHODS:
             errors.append(f"step {sid}: method {step.method!r} is not a registry id")
@@ -191,6 +192,37 @@ def validate_step(step: Any, *, earlier: list[str] | tuple[str, ...] = (), site:
             alt = {"id": sid, "depends_on": step.depends_on, **fb["step"]}
             errors.extend(e.replace(f"step {sid}:", f"step {sid} (fallback):")
                           for e in validate_step(alt, earlier=earlier, site=site))
+    return errors
+
+
+def _gate_paths(gate: Mapping[str, Any]) -> list[str]:
+    paths = [gate["path"]] if isinstance(gate.get("path"), str) else []
+    return paths + [p for p in gate.get("paths") or [] if isinstance(p, str)]
+
+
+def _gates_read_what_the_step_makes(step: Any, sch: Mapping[str, Any]) -> list[str]:
+    """A gate must read what the step produces: when the step chooses among its tool's methods by a list
+    argument (``distributions: [gev_lmoments, lp3_moments]``), a gate path naming a method left out of that
+    list reads a part of the result that will not exist (an edit that drops a fit must drop its gates)."""
+    methods = set(TOOLS[step.tool].methods or ())
+    if not methods:
+        return []
+    chosen: dict[str, list[str]] = {}
+    for name, entry in sch.items():
+        value = step.arguments.get(name, entry.get("default"))
+        if isinstance(value, (list, tuple)) and value and all(isinstance(v, str) and v in methods for v in value):
+            chosen[name] = list(value)
+    if not chosen:
+        return []
+    made = {m for vals in chosen.values() for m in vals}
+    errors = []
+    for g in step.expects:
+        for path in _gate_paths(g):
+            named = [seg for seg in re.split(r"[.\[\]=]", path) if seg in methods and seg not in made]
+            if named:
+                arg = ", ".join(f"{k}: {', '.join(v)}" for k, v in chosen.items())
+                errors.append(f"step {step.id}: gate {g.get('check')} reads {path}, which the step does not produce "
+                              f"({named[0]} is not among its {arg}); drop the gate or add {named[0]} back")
     return errors
 
 

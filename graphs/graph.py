@@ -18,13 +18,13 @@ from langgraph.graph import END, START, StateGraph
 
 from graphs import nodes
 from graphs.context import CrewContext
-from graphs.state import CrewState
+from graphs.state import CrewInput, CrewOutput, CrewState
 
 __all__ = ["build_graph", "compile_graph", "graph"]
 
 
 def build_graph() -> StateGraph:
-    g = StateGraph(CrewState, context_schema=CrewContext)
+    g = StateGraph(CrewState, context_schema=CrewContext, input_schema=CrewInput, output_schema=CrewOutput)
     g.add_node("consultant", nodes.consultant)
     g.add_node("clarify", nodes.clarify)          # routes by Command: consultant | scout | author
     g.add_node("scout", nodes.scout)

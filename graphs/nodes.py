@@ -25,14 +25,29 @@ from graphs.context import CrewContext
 from graphs.state import STATE_KEYS, CrewState
 
 __all__ = ["consultant", "clarify", "scout", "methodologist", "review", "analysts", "interpreter", "critic", "author",
-           "follow_up", "route_start", "plan_interrupt", "questions_interrupt", "normalise_response"]
+           "follow_up", "route_start", "plan_interrupt", "questions_interrupt", "normalise_response",
+           "mirror_decisions"]
 
 log = logging.getLogger(__name__)
 
 
 def _context(runtime: Runtime | None) -> CrewContext:
     ctx = getattr(runtime, "context", None) if runtime is not None else None
-    return ctx if isinstance(ctx, CrewContext) else CrewContext(**ctx) if isinstance(ctx, Mapping) else CrewContext()
+    if isinstance(ctx, Mapping):  # a host's context dict: the fields CrewContext knows
+        from dataclasses import fields
+
+        known = {f.name for f in fields(CrewContext)}
+        return CrewContext(**{k: v for k, v in ctx.items() if k in known})
+    return ctx if isinstance(ctx, CrewContext) else CrewContext()
+
+
+def _config() -> Mapping[str, Any]:
+    try:
+        from langgraph.config import get_config
+
+        return get_config()
+    except Exception:  # outside a graph run
+        return {}
 
 
 def _workspace(state: Mapping[str, Any]) -> Workspace:
@@ -60,11 +75,14 @@ def _store(ws: Workspace, ctx: CrewContext) -> ArtifactStore:
 
 def consultant(state: CrewState, runtime: Runtime[CrewContext]) -> dict[str, Any]:
     """The brief from the problem text (and the answers to earlier questions)."""
+    from graphs.inputs import start_update
     from roles import consultant as role
 
-    ws = _workspace(state)
+    ctx = _context(runtime)
+    start = start_update(state, _config(), ctx) if not state.get("brief") else {}
+    ws = _workspace({**state, **start})
     answers = ws.request.get("answers")
-    role(ws, answers=answers, model=_context(runtime).model_for("consultant"))
+    role(ws, answers=answers, model=ctx.model_for("consultant"))
     ws.request = {k: v for k, v in ws.request.items() if k != "answers"}
     return _delta(state, ws)
 
@@ -85,6 +103,7 @@ def methodologist(state: CrewState, runtime: Runtime[CrewContext]) -> dict[str, 
 
     ws = _workspace(state)
     role(ws, model=_context(runtime).model_for("methodologist"))
+    ws.study = mirror_decisions(ws.study, ws.request)
     return _delta(state, ws)
 
 
@@ -117,8 +136,9 @@ def author(state: CrewState, runtime: Runtime[CrewContext]) -> dict[str, Any]:
 
     ws = _workspace(state)
     ctx = _context(runtime)
+    ws.study = mirror_decisions(ws.study, ws.request)
     role(ws, model=ctx.model_for("author"), store=_store(ws, ctx))
-    return _delta(state, ws)
+    return {**_delta(state, ws), "answer": (ws.report or {}).get("answer", ""), "title": (ws.report or {}).get("title", "")}
 
 
 def follow_up(state: CrewState, runtime: Runtime[CrewContext]) -> Command[Literal["methodologist", "author"]]:
@@ -172,16 +192,65 @@ def plan_interrupt(state: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def normalise_response(resp: Any) -> dict[str, Any]:
-    """An inbox response (or a list of one), a bare string (a response) or True (accept) as {type, args}."""
+    """Any answer to an interrupt as {type, args, by}.
+
+    An agent-inbox HumanResponse (or a list of one, as langgraph.prebuilt sends them): accept, ignore,
+    response (text) or edit, whose ``args`` is the inbox's ActionRequest ``{"action": ..., "args": {...}}``
+    (the edited values are its ``args``) or the project's own edit mapping; a bare string (a response);
+    True or None (accept). ``by`` is who answered, when the response names them."""
     if isinstance(resp, list) and resp:
         resp = resp[0]
     if resp is True or resp is None:
-        return {"type": "accept", "args": None}
+        return {"type": "accept", "args": None, "by": None}
     if isinstance(resp, str):
-        return {"type": "response", "args": resp}
+        return {"type": "response", "args": resp, "by": None}
     if isinstance(resp, Mapping) and resp.get("type") in ("accept", "edit", "response", "ignore"):
-        return {"type": resp["type"], "args": resp.get("args")}
-    return {"type": "invalid", "args": resp}
+        args = resp.get("args")
+        if resp["type"] == "edit" and isinstance(args, Mapping) and "action" in args and isinstance(args.get("args"), Mapping):
+            args = args["args"]  # the inbox shape: the edited ActionRequest
+        by = resp.get("by") or resp.get("user")
+        return {"type": resp["type"], "args": args, "by": str(by) if by else None}
+    return {"type": "invalid", "args": resp, "by": None}
+
+
+def _who(resp: Mapping[str, Any]) -> str:
+    conf = (_config().get("configurable") or {})
+    return resp.get("by") or conf.get("reviewer") or conf.get("user_id") or "reviewer"
+
+
+def _decided(request: Mapping[str, Any], kind: str, resp: Mapping[str, Any], **detail: Any) -> dict[str, Any]:
+    """The request with the decision appended to its ``decisions`` (mirrored into the study's plan)."""
+    from aquascope_core.result import utc_now
+
+    row = {"kind": kind, "by": _who(resp), "at": utc_now(), **{k: v for k, v in detail.items() if v is not None}}
+    return {**request, "decisions": [*(request.get("decisions") or []), row]}
+
+
+def mirror_decisions(study: Mapping[str, Any] | None, request: Mapping[str, Any]) -> dict[str, Any]:
+    """The study with the decisions (and the parent of a fork) in its plan, so the study file carries them."""
+    if not study:
+        return dict(study or {})
+    plan = dict(study.get("plan") or {})
+    if request.get("decisions"):
+        plan["decisions"] = list(request["decisions"])
+    if request.get("parent"):
+        plan["parent"] = dict(request["parent"])
+    return {**study, "plan": plan}
+
+
+def _answers_from_edit(args: Mapping[str, Any]) -> dict[str, Any]:
+    """The intake values of an edit of the questions: {field: value}, {"answers"|"intake": {...}}, or the
+    questions list with an ``answer`` (or ``value``) filled in."""
+    for key in ("answers", "intake"):
+        if isinstance(args.get(key), Mapping):
+            return dict(args[key])
+    out = {k: v for k, v in args.items() if k != "questions"}
+    for q in args.get("questions") or []:
+        if isinstance(q, Mapping) and q.get("field"):
+            value = q.get("answer", q.get("value"))
+            if value is not None and value != "":
+                out[q["field"]] = value
+    return out
 
 
 def clarify(state: CrewState) -> Command[Literal["consultant", "scout", "author"]]:
@@ -192,17 +261,19 @@ def clarify(state: CrewState) -> Command[Literal["consultant", "scout", "author"
         return Command(goto="author")
     if brief.get("ready"):
         return Command(goto="scout")
-    resp = normalise_response(interrupt(questions_interrupt(state)))
+    resp = normalise_response(interrupt([questions_interrupt(state)]))
     request = dict(state.get("request") or {})
     if resp["type"] == "ignore":
-        return Command(goto="author", update={"status": "declined",
+        return Command(goto="author", update={"status": "declined", "request": _decided(request, "ignore", resp),
                                               "brief": {**brief, "declined_reason": "The user declined to answer."}})
     if resp["type"] == "accept":
         request["answers"] = "just go"
     elif resp["type"] == "edit" and isinstance(resp["args"], Mapping):
-        request["answers"] = dict(resp["args"].get("intake") or resp["args"])
+        request["answers"] = _answers_from_edit(resp["args"]) or "just go"
     else:
         request["answers"] = str(resp["args"] or "just go")
+    request = _decided(request, "answer" if resp["type"] != "accept" else "accept", resp, point="questions",
+                       answers=request["answers"])
     return Command(goto="consultant", update={"request": request})
 
 
@@ -210,31 +281,41 @@ def review(state: CrewState) -> Command[Literal["analysts", "consultant", "revie
     """The user approves the plan (an interrupt); edits are validated; words re-open the brief."""
     if state.get("status") == "declined" or not state.get("study"):
         return Command(goto="author")
-    resp = normalise_response(interrupt(plan_interrupt(state)))
+    resp = normalise_response(interrupt([plan_interrupt(state)]))
     kind = resp["type"]
+    request = dict(state.get("request") or {})
     if kind == "accept":
-        return Command(goto="analysts", update={"status": "running", "study": {
-            **state["study"], "plan": {**(state["study"].get("plan") or {}), "approved": True}}})
+        request = _decided(request, "accept", resp, point="plan")
+        study = mirror_decisions(state["study"], request)
+        return Command(goto="analysts", update={"status": "running", "request": request, "study": {
+            **study, "plan": {**(study.get("plan") or {}), "approved": True}}})
     if kind == "ignore":
         brief = {**(state.get("brief") or {}), "declined_reason": "The plan was not approved."}
-        return Command(goto="author", update={"status": "declined", "brief": brief})
+        request = _decided(request, "ignore", resp, point="plan")
+        return Command(goto="author", update={"status": "declined", "brief": brief, "request": request,
+                                              "study": mirror_decisions(state["study"], request)})
     if kind == "edit":
-        from roles.methodologist import apply_edits
+        from roles.review import apply_review_edit
 
         ws = Workspace.from_dict({k: v for k, v in state.items() if k in STATE_KEYS and v is not None})
-        errors = apply_edits(ws, resp["args"] or {})
+        errors, changes = apply_review_edit(ws, resp["args"] if resp["args"] is not None else {})
         if errors:
             ws.say("methodologist", "The edited plan does not validate; the plan is unchanged: " + "; ".join(errors),
                    kind="plan_errors", payload={"errors": errors})
             return Command(goto="review", update={"messages": ws.to_dict()["messages"]})
         from aquascope_core.deliverables.report_md import plan_markdown
+        from aquascope_core.study import Study
 
-        ws.say("methodologist", plan_markdown(ws.study), kind="plan", payload={"edited": True})
-        return Command(goto="analysts", update={"study": {**ws.study, "plan": {**ws.study["plan"], "approved": True}},
+        request = _decided(request, "edit", resp, point="plan", edits=resp["args"], changes=changes)
+        ws.study = mirror_decisions({**ws.study, "plan": {**ws.study["plan"], "approved": True}}, request)
+        ws.say("methodologist", plan_markdown(Study.from_dict(ws.study)), kind="plan",
+               payload={"edited": True, "changes": changes})
+        ws.event("methodologist", "plan", {"edited": True, "changes": len(changes)})
+        return Command(goto="analysts", update={"study": ws.study, "brief": ws.brief, "request": request,
                                                 "messages": ws.to_dict()["messages"], "status": "running"})
     if kind == "response":
-        request = dict(state.get("request") or {})
         request["answers"] = str(resp["args"] or "")
+        request = _decided(request, "response", resp, point="plan", text=request["answers"])
         brief = {k: v for k, v in (state.get("brief") or {}).items() if k not in ("ready", "questions")}
         brief["feedback"] = [*(brief.get("feedback") or []), request["answers"]]
         return Command(goto="consultant", update={"request": request, "brief": brief})

@@ -1,10 +1,21 @@
-"""The graph's state: the workspace's fields, JSON-safe values only (they go into every checkpoint)."""
+"""The graph's state and its input and output schemas: JSON-safe values only (they go into every checkpoint).
+
+``typing_extensions.TypedDict`` (not ``typing.TypedDict``): on Python < 3.12 LangGraph cannot render the
+schemas of the latter, and LangGraph Studio then shows no input form.
+
+- :class:`CrewState` holds the workspace's fields plus what a host reads back (``answer``, ``title``);
+- :class:`CrewInput` is what a host may start a run with: the state form (``site``, ``request``), or a chat
+  message (``messages``, the way LangGraph Studio's chat starts a thread), see graphs.inputs;
+- :class:`CrewOutput` is what a finished run hands back: the answer, the report's title, the artifacts.
+"""
 
 from __future__ import annotations
 
-from typing import Any, TypedDict
+from typing import Any
 
-__all__ = ["CrewState", "STATE_KEYS"]
+from typing_extensions import TypedDict
+
+__all__ = ["CrewState", "CrewInput", "CrewOutput", "STATE_KEYS"]
 
 
 class CrewState(TypedDict, total=False):
@@ -22,11 +33,38 @@ class CrewState(TypedDict, total=False):
     messages: list[dict[str, Any]]
     events: list[dict[str, Any]]
     ledger: dict[str, Any]
-    tables: dict[str, str]
+    tables: dict[str, Any]
     status: str
     pending_request: dict[str, Any] | None
     follow_ups: list[dict[str, Any]]
     created: str
+    answer: str
+    title: str
 
 
-STATE_KEYS = tuple(CrewState.__annotations__)
+class CrewInput(TypedDict, total=False):
+    """Start a study: a chat message ("Design flow for a road crossing, 100-year, at 41.10, -74.96"), or the
+    state form with ``site`` {lat, lon} and ``request`` {text, intake, playbook}."""
+
+    messages: list[dict[str, Any]]
+    site: dict[str, Any]
+    request: dict[str, Any]
+    id: str
+    tables: dict[str, Any]
+    status: str
+
+
+class CrewOutput(TypedDict, total=False):
+    """What a run hands back: the answer in one paragraph, the report's title, the files it wrote."""
+
+    id: str
+    status: str
+    answer: str
+    title: str
+    artifacts: list[dict[str, Any]]
+    report: dict[str, Any]
+    messages: list[dict[str, Any]]
+
+
+# the workspace's fields (what a role node reads and writes); ``answer`` and ``title`` are the host's view
+STATE_KEYS = tuple(k for k in CrewState.__annotations__ if k not in ("answer", "title"))

@@ -45,7 +45,7 @@ def test_plan_interrupt_then_accept_runs_to_the_report(saver, tmp_path):
     chunks = start(graph, cfg, ctx)
     snap = graph.get_state(cfg)
     assert snap.next == ("review",)
-    intr = snap.interrupts[0].value
+    intr = snap.interrupts[0].value[0]  # a one-element list, as langgraph.prebuilt emits them
     assert intr["action_request"]["action"] == "approve_plan"
     assert intr["config"] == {"allow_accept": True, "allow_edit": True, "allow_respond": True, "allow_ignore": True}
     assert "At-site flood frequency analysis" in intr["description"]
@@ -103,7 +103,7 @@ def test_questions_interrupt_then_defaults(saver, tmp_path):
     start(graph, cfg, ctx, text="flood risk at the culvert")
     snap = graph.get_state(cfg)
     assert snap.next == ("clarify",)
-    assert snap.interrupts[0].value["action_request"]["action"] == "answer_questions"
+    assert snap.interrupts[0].value[0]["action_request"]["action"] == "answer_questions"
     list(graph.stream(Command(resume={"type": "response", "args": "200-year please"}), cfg, context=ctx))
     snap = graph.get_state(cfg)
     assert snap.next == ("review",) and snap.values["brief"]["intake"]["return_period"] == 200
