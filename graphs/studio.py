@@ -250,6 +250,62 @@ class Studio:
         self.graph.update_state(self.config, {"request": request}, as_node="author")
         return self._run({"request": request})
 
+    # -- history and forks (graphs.forks, graphs.sensitivity) -----------------------------------
+    def history(self) -> list[dict[str, Any]]:
+        """The study's checkpoints, oldest first: checkpoint_id, step, next, status, waiting_for, created_at."""
+        from graphs.forks import history
+
+        return history(self.graph, self.config)
+
+    def fork(self, at: str | None = None, edits: Mapping[str, Any] | None = None, *, study_id: str | None = None,
+             by: str | None = None, approve: bool = True) -> "Studio":
+        """A new study from one of this study's checkpoints (``at``: an id from history(), "plan" (default)
+        or "questions"), with ``edits`` answered there (the forms approve() takes, or ``{"intake": {...}}``),
+        run on to its report; the parent and the fork decision are recorded in the new study's plan.
+
+        The fork shares this Studio's checkpointer; reopen it later with ``Studio.resume(fork_id)``."""
+        from aquascope_core.result import utc_now
+        from graphs.forks import copy_checkpoint, find_checkpoint
+
+        row = find_checkpoint(self.history(), at)
+        cid = row["checkpoint_id"]
+        values = self.graph.get_state({"configurable": {"thread_id": self.id, "checkpoint_id": cid}}).values or {}
+        new_id = study_id or new_study_id()
+        suffix = str(Path(self.id) / "artifacts")
+        root = (self.artifact_root[: -len(suffix)] + str(Path(new_id) / "artifacts")
+                if self.artifact_root.endswith(suffix) else str(Path(self.artifact_root) / "forks" / new_id))
+        request = {k: v for k, v in (values.get("request") or {}).items() if k != "out"}
+        request["artifact_root"] = root
+        request["parent"] = {"study": self.id, "checkpoint": cid}
+        request["decisions"] = [*(request.get("decisions") or []),
+                                {"kind": "fork", "by": by or "reviewer", "at": utc_now(), "parent": self.id,
+                                 "checkpoint": cid, **({"edits": dict(edits)} if edits else {})}]
+        copy_checkpoint(self.graph.checkpointer, self.id, cid, new_id, {"id": new_id, "request": request})
+        ctx = self.context
+        child = Studio(study_id=new_id, checkpointer=self.graph.checkpointer, model=ctx.model,
+                       role_models=ctx.role_models, api_key=ctx.api_key, base_url=ctx.base_url, timeout=ctx.timeout,
+                       live=self.live, live_options=ctx.live_options, artifact_root=root, on_event=self.on_event)
+        child.site = self.site
+        pending = child.pending()
+        if edits:
+            if pending is None:
+                raise StudyError(f"checkpoint {cid} waits for nothing, so edits cannot be answered there",
+                                 recovery="Fork at 'plan' (or a checkpoint whose waiting_for is set) to edit.")
+            child._run(Command(resume={"type": "edit", "args": dict(edits), "by": by}))
+        elif pending is None:
+            child._run(None)
+        elif approve and pending == "approve_plan":
+            child._run(Command(resume={"type": "accept", "by": by}))
+        return child
+
+    def sensitivity(self, variants: list[Mapping[str, Any]] | None = None, *, by: str | None = None) -> dict[str, Any]:
+        """Fork this finished study over the choices a reviewer questions (return period, distribution,
+        confidence level, a record excluded, regional skew on or off), and add the table of the forks'
+        results to its report (and report.md). Returns {"rows", "forks", "table"}; see graphs.sensitivity."""
+        from graphs.sensitivity import run_sensitivity
+
+        return run_sensitivity(self, variants, by=by)
+
     # -- files ----------------------------------------------------------------------------------
     def export(self, out: str | Path | None = None) -> list[Path]:
         """Write the study's files (report.md, study.yaml, workspace.json, ...) into ``out``."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 from aquascope_core.result import finish
 from aquascope_core.toolspec import ToolSpec
@@ -53,8 +53,11 @@ def station_record(source: str, station_id: str, variable: str = "discharge", st
 
 
 def annual_maxima(source: str, station_id: str, variable: str = "discharge", water_year_start_month: int = 10,
-                  min_days: int = 360, *, data: DataContext | None = None) -> dict[str, Any]:
-    """Water-year maxima of a station's daily record (years with fewer than ``min_days`` days excluded)."""
+                  min_days: int = 360, exclude_years: Sequence[int] = (), *,
+                  data: DataContext | None = None) -> dict[str, Any]:
+    """Water-year maxima of a station's daily record (years with fewer than ``min_days`` days excluded, and
+    the water years in ``exclude_years``: a reviewer's choice, listed under ``excluded_by_request``)."""
+    from aquascope_core.errors import InputError
     from aquascope_core.methods.flood_frequency import annual_maxima as amax
 
     ctx = resolve(data)
@@ -64,6 +67,20 @@ def annual_maxima(source: str, station_id: str, variable: str = "discharge", wat
     out = amax(s, water_year_start_month=water_year_start_month, min_days=min_days, basis=basis,
                unit=s.attrs.get("unit"))
     payload = {k: v for k, v in out.items() if k != "meta"}
+    drop = sorted({int(y) for y in exclude_years or ()})
+    if drop:
+        unknown = [y for y in drop if y not in payload["water_years"]]
+        if unknown:
+            raise InputError.bad_value("exclude_years", list(exclude_years),
+                                       f"water years of the maxima ({payload['water_years'][0]}-"
+                                       f"{payload['water_years'][-1]}); {unknown} are not among them")
+        keep = [i for i, y in enumerate(payload["water_years"]) if y not in drop]
+        removed = [{"water_year": payload["water_years"][i], "value": payload["values"][i]}
+                   for i in range(len(payload["water_years"])) if i not in keep]
+        for key in ("water_years", "values", "dates"):
+            payload[key] = [payload[key][i] for i in keep]
+        payload["n_years"] = len(keep)
+        payload["excluded_by_request"] = removed
     payload["station"] = station_fields(desc, source, station_id)
     payload["variable"] = variable
     if payload.get("ok", True) and payload.get("values"):
@@ -73,7 +90,7 @@ def annual_maxima(source: str, station_id: str, variable: str = "discharge", wat
                               f"largest {max(vals):.4g} {payload.get('unit') or ''}").rstrip()
     return finish(payload, "annual_maxima",
                   {"source": source, "station_id": station_id, "variable": variable,
-                   "water_year_start_month": water_year_start_month, "min_days": min_days},
+                   "water_year_start_month": water_year_start_month, "min_days": min_days, "exclude_years": drop},
                   provenance_rows(s) + [r for r in out.get("meta", {}).get("sources", []) if r.get("name") != "aquascope"])
 
 
@@ -105,6 +122,7 @@ SPECS = [
         tables=("annual_maxima",),
         citation="USGS water year (October-September), named by the year in which it ends.",
         arguments={**STATION_ARGS, "water_year_start_month": "first month of the water year (10 = October)",
-                   "min_days": "days with data a year needs to count"},
+                   "min_days": "days with data a year needs to count",
+                   "exclude_years": "water years to leave out of the maxima (a reviewer's choice, listed in the result)"},
     ),
 ]

@@ -1,0 +1,151 @@
+"""How a host starts the crew and answers it: the input and output schemas, a chat message, a site from the
+run's settings, every agent-inbox response form, edits that regenerate the plan's text, gates that must read
+what their step produces, and the reviewer's decisions in the study file."""
+
+from __future__ import annotations
+
+import copy
+import sqlite3
+
+import pytest
+import yaml
+from langgraph.checkpoint.sqlite import SqliteSaver
+from langgraph.types import Command
+
+from aquascope_core.errors import InputError
+from graphs.context import CrewContext
+from graphs.graph import compile_graph, graph as module_graph
+from graphs.inputs import chat_text, site_from_text, start_update
+from graphs.nodes import normalise_response
+
+TEXT = "Design flow for a road crossing, 100-year"
+
+
+@pytest.fixture
+def crew(tmp_path):
+    conn = sqlite3.connect(str(tmp_path / "cp.sqlite"), check_same_thread=False)
+    saver = SqliteSaver(conn)
+    saver.setup()
+    yield compile_graph(saver), CrewContext(artifact_root=str(tmp_path / "art"))
+    conn.close()
+
+
+def test_schemas_render_input_and_output():
+    inp = module_graph.get_input_jsonschema()
+    out = module_graph.get_output_jsonschema()
+    assert {"messages", "site", "request"} <= set(inp["properties"])
+    assert {"answer", "title", "artifacts", "status"} <= set(out["properties"])
+
+
+def test_chat_forms_and_sites_in_words():
+    assert chat_text([{"type": "human", "content": "a"}, {"type": "ai", "content": "b"}]) == "a"
+    assert chat_text([{"role": "user", "content": [{"type": "text", "text": "flood at the bridge"}]}]) == "flood at the bridge"
+    assert site_from_text("Design flow, 100-year, at 41.10, -74.96") == {"lat": 41.10, "lon": -74.96}
+    assert site_from_text("the culvert at 41.10 N, 74.96 W") == {"lat": 41.10, "lon": -74.96}
+    assert site_from_text("lat 46.2 lon 7.3 please") == {"lat": 46.2, "lon": 7.3}
+    assert site_from_text("a 100-year flood, 2 km upstream") is None
+    with pytest.raises(InputError, match="needs a site"):
+        start_update({"messages": [{"type": "human", "content": TEXT}]}, {"configurable": {"thread_id": "t"}})
+    up = start_update({"messages": [{"type": "human", "content": TEXT}]},
+                      {"configurable": {"thread_id": "t1", "site": {"lat": 41.1, "lon": -74.96}}})
+    assert up["site"] == {"lat": 41.1, "lon": -74.96} and up["request"]["text"] == TEXT and up["id"] == "t1"
+    assert up["messages"] == [{"role": "user", "kind": "text", "text": TEXT}]
+    up = start_update({"request": {"text": TEXT}}, {}, CrewContext(site={"lat": 41.1, "lon": -74.96}))
+    assert up["site"] == {"lat": 41.1, "lon": -74.96}
+
+
+def test_a_chat_message_starts_a_study(crew):
+    graph, ctx = crew
+    cfg = {"configurable": {"thread_id": "t-chat"}}
+    list(graph.stream({"messages": [{"type": "human", "content": TEXT + ", at 41.10, -74.96"}]}, cfg, context=ctx))
+    snap = graph.get_state(cfg)
+    assert snap.next == ("review",) and snap.values["id"] == "t-chat"
+    assert snap.values["site"] == {"lat": 41.1, "lon": -74.96}
+    assert snap.values["brief"]["intake"]["return_period"] == 100
+    out = graph.invoke(Command(resume=[{"type": "accept", "args": None}]), cfg, context=ctx)
+    assert set(out) <= {"id", "status", "answer", "title", "artifacts", "report", "messages"}
+    assert out["status"] == "done" and "100-year flood" in out["answer"] and out["title"].startswith("Design flood")
+
+
+def test_response_forms():
+    inbox = {"type": "edit", "args": {"action": "approve_plan", "args": {"study": {"x": 1}}}}
+    assert normalise_response([inbox]) == {"type": "edit", "args": {"study": {"x": 1}}, "by": None}
+    assert normalise_response({"type": "edit", "args": {"drop": ["s4"]}, "by": "ana"})["by"] == "ana"
+    assert normalise_response("50 years")["type"] == "response"
+    assert normalise_response(None)["type"] == "accept"
+    assert normalise_response({"type": "nonsense"})["type"] == "invalid"
+
+
+def test_inbox_edit_of_the_study_changes_the_run_and_its_text(crew):
+    graph, ctx = crew
+    cfg = {"configurable": {"thread_id": "t-inbox-edit", "reviewer": "ana"}}
+    list(graph.stream({"site": {"lat": 41.10, "lon": -74.96}, "request": {"text": TEXT}}, cfg, context=ctx))
+    intr = graph.get_state(cfg).interrupts[0].value[0]
+    study = copy.deepcopy(intr["action_request"]["args"]["study"])
+    s3 = next(s for s in study["steps"] if s["id"] == "s3")
+    for g in s3["expects"]:  # the reviewer asks for the 200-year flood in the gates
+        if "return_period" in g:
+            g["return_period"] = 200
+    s3["arguments"]["n_bootstrap"] = 300
+    edit = {"type": "edit", "args": {"action": "approve_plan", "args": {"study": study}}}
+    list(graph.stream(Command(resume=[edit]), cfg, context=ctx))
+    values = graph.get_state(cfg).values
+    assert values["status"] == "done"
+    assert values["run"]["results"]["s3"]["payload"]["fits"]["gev_lmoments"]["ci"]["n_resamples"] == 300
+    plan = values["study"]["plan"]
+    assert plan["objective"].startswith("Estimate the 200-year flood") and plan["edited_by"] == "reviewer"
+    assert any("n_bootstrap 1000 -> 300" in m for m in plan["methodology"])
+    assert values["brief"]["intake"]["return_period"] == 200
+    assert values["report"]["answer"].startswith("The 200-year flood")
+    edits = [d for d in plan["decisions"] if d["kind"] == "edit"]
+    assert edits and edits[0]["by"] == "ana" and edits[0]["at"]
+    assert any(c.get("field") == "arguments.n_bootstrap" and c["to"] == 300 for c in edits[0]["changes"])
+    # the study file carries the decisions
+    from aquascope_core.workspace import ArtifactStore
+
+    ref = next(a for a in values["artifacts"] if a["name"] == "study.yaml")
+    doc = yaml.safe_load(ArtifactStore(ctx.artifact_root).get(ref).decode())
+    assert [d["kind"] for d in doc["plan"]["decisions"]] == ["edit"]
+
+
+def test_an_edit_that_drops_what_a_gate_reads_is_refused(crew):
+    graph, ctx = crew
+    cfg = {"configurable": {"thread_id": "t-gate"}}
+    list(graph.stream({"site": {"lat": 41.10, "lon": -74.96}, "request": {"text": TEXT}}, cfg, context=ctx))
+    bad = {"type": "edit", "args": {"action": "approve_plan",
+                                    "args": {"steps": {"s3": {"arguments": {"distributions": ["lp3_moments"]}}}}}}
+    list(graph.stream(Command(resume=[bad]), cfg, context=ctx))
+    snap = graph.get_state(cfg)
+    assert snap.next == ("review",)
+    msg = snap.values["messages"][-1]
+    assert msg["kind"] == "plan_errors" and "reads fits.gev_lmoments.ci, which the step does not produce" in msg["text"]
+
+
+def test_questions_answered_in_each_form(crew):
+    graph, ctx = crew
+    forms = {
+        "edit-inbox": ({"type": "edit", "args": {"action": "answer_questions", "args": {"return_period": 50}}}, 50),
+        "edit-questions": (None, 25),
+        "response": ({"type": "response", "args": "200-year please"}, 200),
+        "accept": ({"type": "accept", "args": None}, 100),
+    }
+    for name, (resp, want) in forms.items():
+        cfg = {"configurable": {"thread_id": f"t-q-{name}"}}
+        list(graph.stream({"site": {"lat": 41.10, "lon": -74.96}, "request": {"text": "flood risk at the culvert"}},
+                          cfg, context=ctx))
+        intr = graph.get_state(cfg).interrupts[0].value[0]
+        assert intr["action_request"]["action"] == "answer_questions"
+        if resp is None:  # the questions list itself, with an answer filled in
+            qs = copy.deepcopy(intr["action_request"]["args"]["questions"])
+            next(q for q in qs if q["field"] == "return_period")["answer"] = 25
+            resp = {"type": "edit", "args": {"action": "answer_questions", "args": {"questions": qs}}}
+        list(graph.stream(Command(resume=[resp]), cfg, context=ctx))
+        snap = graph.get_state(cfg)
+        assert snap.next == ("review",), name
+        assert snap.values["brief"]["intake"]["return_period"] == want, name
+        assert snap.values["study"]["plan"]["decisions"][0]["point"] == "questions"
+    cfg = {"configurable": {"thread_id": "t-q-ignore"}}
+    list(graph.stream({"site": {"lat": 41.10, "lon": -74.96}, "request": {"text": "flood risk at the culvert"}},
+                      cfg, context=ctx))
+    list(graph.stream(Command(resume=[{"type": "ignore", "args": None}]), cfg, context=ctx))
+    assert graph.get_state(cfg).values["status"] == "declined"
