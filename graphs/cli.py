@@ -106,10 +106,43 @@ def _finish(studio: Any, reply: Any, out: str | None, yes: bool) -> int:
     return EXIT_OK
 
 
+def cmd_sensitivity(args: argparse.Namespace) -> int:
+    """studio --sensitivity: run (or resume) a flood study to its report, fork it over the reviewer's choices
+    and add the sensitivity table to its report."""
+    from graphs.studio import Studio
+
+    kw = _studio_kwargs(args)
+    if args.resume:
+        studio = Studio.resume(args.resume, out=args.out, **kw)
+    else:
+        if not args.problem or args.lat is None or args.lon is None:
+            _err("--sensitivity needs a finished study (--resume STUDY_ID) or a new one: a problem with --lat and --lon")
+            return EXIT_INPUT
+        studio = Studio(args.lat, args.lon, out=args.out, radius_km=args.radius, **kw)
+        print(f"Study {studio.id}", file=sys.stderr)
+    with studio:
+        reply = studio._reply() if args.resume else studio.say(args.problem)
+        while reply.kind in ("questions", "plan"):
+            reply = studio.say("just go") if reply.kind == "questions" else studio.approve()
+        if reply.kind != "report":
+            return _finish(studio, reply, args.out, True)
+        out = studio.sensitivity()
+        for row in studio.workspace().report["sections"]:
+            if row["id"] == "sensitivity":
+                table = row["tables"][0]
+                print(" | ".join(table["columns"][:5]))
+                for r in table["rows"]:
+                    print(" | ".join(str(x) for x in r[:5]))
+        print(f"{len(out['forks'])} forks: {', '.join(f.id for f in out['forks'])}", file=sys.stderr)
+        return _finish(studio, studio._reply(), args.out or studio.out, True)
+
+
 def cmd_studio(args: argparse.Namespace) -> int:
     from aquascope_core.data.base import validate_point
     from graphs.studio import Studio
 
+    if getattr(args, "sensitivity", False):
+        return cmd_sensitivity(args)
     kw = _studio_kwargs(args)
     if args.resume:
         study_id = args.resume
@@ -262,6 +295,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--live", action="store_true", help="allow live data sources (also needs AQUASCOPE_LIVE=1)")
     s.add_argument("--checkpoints", help="checkpointer URL (default sqlite:///$AQUASCOPE_HOME/checkpoints.sqlite)")
     s.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
+    s.add_argument("--sensitivity", action="store_true",
+                   help="fork the finished flood study over return period, distribution, confidence, a record "
+                        "excluded and regional skew; the table joins its report")
     s.set_defaults(func=cmd_studio)
 
     so = sub.add_parser("solve", help="plan (and with --yes run) a study in one go, without the conversation")
@@ -296,7 +332,18 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--out", help="folder for run.json and the study with its results")
     r.add_argument("-q", "--quiet", action="store_true")
     r.set_defaults(func=cmd_run)
+
+    m = sub.add_parser("mcp", help="serve the crew as an MCP server over stdio (needs the mcp extra)")
+    m.add_argument("--checkpoints", help="checkpointer URL for studio_* tools (default: the SQLite file)")
+    m.set_defaults(func=cmd_mcp)
     return p
+
+
+def cmd_mcp(args: argparse.Namespace) -> int:
+    from graphs.mcp_server import serve
+
+    serve(checkpoints=args.checkpoints)
+    return EXIT_OK
 
 
 def main(argv: Sequence[str] | None = None) -> int:
