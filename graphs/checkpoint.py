@@ -36,13 +36,9 @@ def describe(url: str | None) -> str:
 def open_checkpointer(url: str | None = None) -> Iterator[object]:
     url = url or default_url()
     if url.startswith(("postgresql://", "postgres://")):
-        try:
-            from langgraph.checkpoint.postgres import PostgresSaver
-        except ImportError:
-            raise InputError("a Postgres checkpointer needs the postgres extra: pip install 'aquascope-crew[postgres]'",
-                             argument="checkpointer", value=describe(url)) from None
-        with PostgresSaver.from_conn_string(url) as saver:
-            saver.setup()
+        from graphs.checkpoint_postgres import open_postgres  # autocommit, dict_row; see that module
+
+        with open_postgres(url) as saver:
             yield saver
         return
     if url.startswith("sqlite:///"):
