@@ -314,5 +314,13 @@ class Studio:
         if not ws.artifacts:
             raise StudyError(f"the study has no files yet (status {ws.status!r})",
                              recovery="Approve the plan so the Author writes the report.")
-        store = ArtifactStore(ws.request.get("artifact_root") or self.artifact_root)
-        return [store.export(ref, dest) for ref in ws.artifacts]
+        # where this process's Author writes, then where the study started (a study resumed elsewhere has both)
+        stores = [ArtifactStore(root) for root in dict.fromkeys(
+            r for r in (self.context.artifact_root, ws.request.get("artifact_root"), self.artifact_root) if r)]
+        def holds(store: ArtifactStore, ref: Mapping[str, Any]) -> bool:
+            try:
+                return store.path(ref).is_file()
+            except DataNotFoundError:
+                return False
+
+        return [next((st for st in stores if holds(st, ref)), stores[0]).export(ref, dest) for ref in ws.artifacts]
