@@ -4,6 +4,10 @@ custom progress events streamed, and a fork from the thread's history run on."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import anyio
 import pytest
 
@@ -12,7 +16,7 @@ pytest.importorskip("langgraph_api")
 
 from langgraph_sdk import get_client  # noqa: E402
 
-from tests.graphs.lg_server import langgraph_dev  # noqa: E402
+from tests.graphs.lg_server import ROOT, langgraph_dev  # noqa: E402
 
 TEXT = "Design flow for a road crossing, 100-year, at 41.10, -74.96"
 SITE = {"lat": 41.10, "lon": -74.96}
@@ -97,6 +101,13 @@ async def _bounded(url: str) -> dict:
 def test_the_crew_under_langgraph_dev(tmp_path):
     with langgraph_dev(tmp_path, env={"AQUASCOPE_HOME": str(tmp_path / "home")}) as url:
         seen = anyio.run(_bounded, url)
+        # the sdk example against the same server
+        example = subprocess.run([sys.executable, str(ROOT / "examples" / "sdk_client.py"), url], cwd=tmp_path,
+                                 env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True,
+                                 timeout=240)
+    assert example.returncode == 0, example.stderr[-3000:]
+    assert "waiting for: approve_plan" in example.stdout and "[methodologist] plan" in example.stdout
+    assert "answer: The 100-year flood" in example.stdout and "fork answer: The 200-year flood" in example.stdout
     assert not (tmp_path / ".langgraph_api").exists() or (tmp_path / ".langgraph_api").is_dir()
     schemas = seen["schemas"]
     assert schemas["input_schema"] and schemas["output_schema"]

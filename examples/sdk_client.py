@@ -1,0 +1,48 @@
+"""Drive the crew on a LangGraph server with langgraph_sdk: a thread, the plan interrupt, an edit, a fork.
+
+    langgraph dev --no-browser --host 127.0.0.1 --port 2024      # in the project folder (langgraph.json)
+    python examples/sdk_client.py http://127.0.0.1:2024
+
+A thread starts from a chat message (as LangGraph Studio's chat does), waits at the plan (an agent-inbox
+interrupt), is approved with an edit in the inbox shape (fewer bootstrap resamples), and a fork from the
+plan checkpoint in the thread's history is answered with another edit (the 200-year flood).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+
+from langgraph_sdk import get_client
+
+
+async def main(url: str = "http://127.0.0.1:2024") -> None:
+    client = get_client(url=url)
+    assistant = (await client.assistants.search(graph_id="aquascope"))[0]["assistant_id"]
+    thread = (await client.threads.create())["thread_id"]
+    message = {"type": "human", "content": "Design flow for a road crossing, 100-year, at 41.10, -74.96"}
+    async for chunk in client.runs.stream(thread, assistant, input={"messages": [message]}, stream_mode="custom"):
+        if chunk.event == "custom" and chunk.data.get("event") in ("brief", "inventory", "plan"):
+            print(f"  [{chunk.data['role']}] {chunk.data['event']}")
+    state = await client.threads.get_state(thread)
+    request = state["interrupts"][0]["value"][0]  # a HumanInterrupt, as a one-element list
+    print("waiting for:", request["action_request"]["action"])
+    study = request["action_request"]["args"]["study"]
+    next(s for s in study["steps"] if s["tool"] == "flood_frequency")["arguments"]["n_bootstrap"] = 500
+    edit = {"type": "edit", "args": {"action": "approve_plan", "args": {"study": study}}}
+    done = await client.runs.wait(thread, assistant, command={"resume": [edit]})
+    print("answer:", done["answer"])
+
+    # a fork: branch off the plan checkpoint, run to its interrupt, answer it differently
+    history = await client.threads.get_history(thread, limit=50)
+    at_plan = next(h for h in history if h["next"] == ["review"])
+    branch = await client.threads.update_state(thread, {"status": "review"}, as_node="methodologist",
+                                               checkpoint_id=at_plan["checkpoint"]["checkpoint_id"])
+    await client.runs.wait(thread, assistant, input=None, checkpoint_id=branch["checkpoint"]["checkpoint_id"])
+    forked = await client.runs.wait(thread, assistant, command={"resume": [
+        {"type": "edit", "args": {"action": "approve_plan", "args": {"intake": {"return_period": 200}}}}]})
+    print("fork answer:", forked["answer"])
+
+
+if __name__ == "__main__":
+    asyncio.run(main(*sys.argv[1:]))
