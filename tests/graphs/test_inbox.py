@@ -149,3 +149,30 @@ def test_questions_answered_in_each_form(crew):
                       cfg, context=ctx))
     list(graph.stream(Command(resume=[{"type": "ignore", "args": None}]), cfg, context=ctx))
     assert graph.get_state(cfg).values["status"] == "declined"
+
+
+def test_the_recorded_decisions_replay_the_reviewers_choices(crew):
+    """With the plan as the methodologist wrote it and the decisions from the study file, the approved plan is
+    rebuilt with no model and no person, and it runs to the same numbers."""
+    from aquascope_core.runner import run_study
+    from aquascope_core.study import Study
+    from aquascope_core.workspace import Workspace
+    from graphs.state import STATE_KEYS
+    from roles.review import replay_decisions
+
+    graph, ctx = crew
+    cfg = {"configurable": {"thread_id": "t-replay"}}
+    list(graph.stream({"site": {"lat": 41.10, "lon": -74.96}, "request": {"text": TEXT}}, cfg, context=ctx))
+    edit = {"type": "edit", "args": {"intake": {"return_period": 50},
+                                     "steps": {"s3": {"arguments": {"confidence": 0.8}}}, "drop": ["s4"]}}
+    list(graph.stream(Command(resume=edit), cfg, context=ctx))
+    final = graph.get_state(cfg).values
+    at_plan = next(s for s in graph.get_state_history(cfg) if s.next == ("review",))
+    ws = Workspace.from_dict({k: v for k, v in at_plan.values.items() if k in STATE_KEYS and v is not None})
+    assert replay_decisions(ws, final["study"]["plan"]["decisions"]) == []
+    assert ws.study["steps"] == final["study"]["steps"]
+    assert ws.study["plan"]["objective"] == final["study"]["plan"]["objective"]
+    replay = run_study(Study.from_dict(ws.study))
+    assert replay.results["s3"].payload["fits"]["gev_lmoments"]["return_levels"] == \
+        final["run"]["results"]["s3"]["payload"]["fits"]["gev_lmoments"]["return_levels"]
+    assert "s4" not in replay.results
