@@ -5,6 +5,8 @@
     aquascope assess 41.10 -74.96 --problem flood_risk
     aquascope playbooks list | show ID
     aquascope run study.yaml [--out DIR]                # replay a study with no model
+    aquascope studio --resume STUDY_ID --sensitivity    # fork a finished flood study over the reviewer's choices
+    aquascope mcp [--checkpoints URL]                   # the MCP server over stdio
 
 Exit codes: 0 done (or waiting for you), 2 bad input, 3 declined, 1 an unexpected failure.
 Start-up stays light: the engine, the roles and langgraph are imported only by the command that needs them.

@@ -20,12 +20,9 @@ def cli(*args: str, home: Path) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.slow
-def test_studio_sensitivity_on_a_finished_study(tmp_path):
-    first = cli("studio", "Design flow for a road crossing, 100-year", "--lat", "41.10", "--lon", "-74.96", "--yes",
-                "-q", home=tmp_path)
-    assert first.returncode == 0, first.stderr
-    study_id = re.search(r"Study (st-[0-9a-f]+)", first.stderr).group(1)
-    done = cli("studio", "--resume", study_id, "--sensitivity", "-q", "--out", str(tmp_path / "out"), home=tmp_path)
+def test_studio_sensitivity_runs_the_study_and_its_forks(tmp_path):
+    done = cli("studio", "Design flow for a road crossing, 100-year", "--lat", "41.10", "--lon", "-74.96",
+               "--sensitivity", "-q", "--out", str(tmp_path / "out"), home=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "record excluded" in done.stdout and re.search(r"\d+ forks: st-", done.stderr)
     assert "## Sensitivity" in (tmp_path / "out" / "report.md").read_text()
