@@ -117,7 +117,7 @@ def author(state: CrewState, runtime: Runtime[CrewContext]) -> dict[str, Any]:
 
     ws = _workspace(state)
     ctx = _context(runtime)
-    role(ws, model=ctx.model_for("author"), store=_store(ws, ctx))
+    role(ws, model=ctx.model_for("author"), critic_model=ctx.model_for("critic"), store=_store(ws, ctx))
     return _delta(state, ws)
 
 

@@ -3,6 +3,11 @@
 Keyless: the playbook tree (``playbooks.plan``) fills the study from the inventory and the brief;
 a playbook decline, or a required method the registry refuses at the site, ends the study as
 declined with the playbook's sentence. The plan is validated (``validate_plan``) before anyone sees it.
+
+With a model (or a plan a face's own model proposed), the study is composed from the catalogue
+(:mod:`roles.compose`): validated, repaired once, its not-defensible steps dropped with a note; when
+nothing valid remains the tree's plan is used, with a note saying why. A playbook decline stands
+whatever a model proposes: it says what the site lacks. ``plan.author`` says who wrote the plan.
 """
 
 from __future__ import annotations
@@ -21,8 +26,12 @@ __all__ = ["methodologist"]
 ROLE = "methodologist"
 
 
-def methodologist(ws: Workspace, *, model: Any = None) -> Workspace:
-    """Write ``ws.study`` (version 3) and a plan message; or decline with the reason."""
+def methodologist(ws: Workspace, *, model: Any = None, proposed: Any = None, source: str = "model") -> Workspace:
+    """Write ``ws.study`` (version 3) and a plan message; or decline with the reason.
+
+    ``proposed`` is a plan in the Methodologist's reply shape written by a face's own model (``source`` names
+    it); it is checked like the model's own plan, without a repair call.
+    """
     ws.status = "planning"
     brief = ws.brief or {}
     recon = (ws.inventory or {}).get("recon") or {}
@@ -48,9 +57,19 @@ def methodologist(ws: Workspace, *, model: Any = None) -> Workspace:
         ws.event(ROLE, "companion", {"playbook": comp})
     study.id = ws.id
     errors = validate_plan(study, site=study.plan.get("site_context") or recon.get("context"))
+    plan_used, model_errors = "tree", []
+    if model is not None or proposed is not None:
+        composed = _compose(ws, model, proposed, source, brief, recon, study)
+        if composed.study is not None:
+            composed.study.id, study, errors, plan_used = ws.id, composed.study, [], "proposed"
+        else:
+            model_errors = composed.errors
+            study.plan.setdefault("notes", []).append(
+                "The composed plan was not used (" + "; ".join(composed.errors[:5]) + "); the playbook's plan is used.")
+    ws.request = {**ws.request, "plan_used": plan_used, "plan_errors": model_errors}
     if errors:  # a playbook defect: say so rather than run a plan that does not hold
         ws.status = "declined"
-        reason = "The plan does not validate: " + "; ".join(errors)
+        reason = "The plan does not validate: " + "; ".join(errors + model_errors)
         ws.brief = {**brief, "declined_reason": reason}
         ws.say(ROLE, reason, kind="declined")
         ws.event(ROLE, "declined", {"reason": reason})
@@ -59,8 +78,21 @@ def methodologist(ws: Workspace, *, model: Any = None) -> Workspace:
     ws.status = "review"
     ws.say(ROLE, plan_markdown(study), kind="plan", payload={"study_id": ws.id, "steps": len(study.steps)})
     ws.event(ROLE, "plan", {"playbook": study.plan.get("playbook"), "branch": study.plan.get("branch"),
-                            "steps": [s.id for s in study.steps]})
+                            "steps": [s.id for s in study.steps], "author": study.plan.get("author"),
+                            "plan_used": plan_used})
     return ws
+
+
+def _compose(ws: Workspace, model: Any, proposed: Any, source: str, brief: dict, recon: dict, tree: Study):
+    from roles.compose import compose
+    from roles.prompts import METHODOLOGIST_SYSTEM
+
+    composed = compose(model, ws, role=ROLE, system=METHODOLOGIST_SYSTEM, brief=brief, recon=recon,
+                       inventory=ws.inventory or {}, tree=tree, reply=proposed,
+                       source=source if proposed is not None else "model")
+    ws.event(ROLE, "composed" if composed.study is not None else "composed_rejected",
+             {"errors": composed.errors, "notes": composed.notes, "dropped": len(composed.dropped)})
+    return composed
 
 
 def apply_edits(ws: Workspace, edits: Any) -> list[str]:

@@ -58,7 +58,7 @@ def solve(problem: str | Mapping[str, Any], *, lat: float, lon: float, playbook:
           base_url: str | None = None, timeout: float | None = None, review: Callable[[Study], Study | None] | None = None,
           on_event: Callable[[dict[str, Any]], None] | None = None, max_replans: int = 1, execute: bool = True,
           tables: Mapping[str, Any] | None = None, radius_km: float = 50.0, live: bool = False,
-          artifact_root: str | None = None) -> SolveResult:
+          artifact_root: str | None = None, max_usd: float | None = None) -> SolveResult:
     """Plan (and unless ``execute=False``, run and report) a study of ``problem`` at (lat, lon); see the module doc.
 
     ``problem`` is the text, or a dict ``{"text", "playbook", "intake"}`` (the intake form of a face).
@@ -78,6 +78,7 @@ def solve(problem: str | Mapping[str, Any], *, lat: float, lon: float, playbook:
                                                               timeout=timeout or 60.0) if model else None)
     ws = Workspace(site={"lat": la, "lon": lo},
                    request={"text": text, "radius_km": radius_km, "live": bool(live), "assume_defaults": True,
+                            **({"max_usd": float(max_usd)} if max_usd is not None else {}),
                             **({"playbook": playbook} if playbook else {}), **({"intake": dict(intake)} if intake else {})})
     ws.tables = {name: table_entry(name, content) for name, content in (tables or {}).items()}
     ws.listener = on_event
@@ -113,7 +114,7 @@ def solve(problem: str | Mapping[str, Any], *, lat: float, lon: float, playbook:
     analysts(ws, data=data, max_replans=max_replans)
     interpreter(ws, model=the_model)
     critic(ws, model=the_model)
-    author(ws, model=the_model, store=store)
+    author(ws, model=the_model, critic_model=the_model, store=store)
     return _result(ws)
 
 
