@@ -121,27 +121,35 @@ def author(state: CrewState, runtime: Runtime[CrewContext]) -> dict[str, Any]:
     return _delta(state, ws)
 
 
-def follow_up(state: CrewState, runtime: Runtime[CrewContext]) -> Command[Literal["methodologist", "author"]]:
-    """A follow-up after the report: a change the brief can express is planned again and goes to review."""
-    from roles.consultant import read_intake
+def follow_up(state: CrewState, runtime: Runtime[CrewContext]) -> Command[Literal["methodologist", "author", "__end__"]]:
+    """A follow-up after the report: a question is answered from the results (every number checked); a
+    change the brief can express is planned again and goes to review."""
     from aquascope_core import playbooks
+    from roles.follow_up import answer, classify
 
     ws = _workspace(state)
     text = ws.request.get("follow_up") or ""
     brief = dict(ws.brief or {})
-    change = read_intake(brief["playbook"], text) if brief.get("playbook") else {}
-    ws.follow_ups.append({"text": text, "change": change})
+    verdict = classify(ws, text)
+    ws.follow_ups.append({"text": text, "kind": verdict["kind"], "change": verdict["change"], "why": verdict["why"]})
     ws.request = {k: v for k, v in ws.request.items() if k != "follow_up"}
-    if change:
+    if verdict["kind"] == "change" and verdict["change"]:
+        change = verdict["change"]
         stated = {**(brief.get("intake_stated") or {}), **change}
         brief["intake_stated"] = stated
         brief["intake"] = playbooks.coerce_intake(brief["playbook"], stated)
         brief["problem"] = f"{brief.get('problem', '')} (follow-up: {text})"
         ws.brief = brief
-        ws.event("consultant", "follow_up", {"text": text, "change": change})
+        ws.event("consultant", "follow_up", {"text": text, "kind": "change", "change": change})
         return Command(goto="methodologist", update=_delta(state, ws))
+    if verdict["kind"] == "question":
+        reply = answer(ws, text)
+        ws.event("consultant", "follow_up", {"text": text, "kind": "question", "answered": reply["answered"]})
+        ws.say("consultant", reply["text"], kind="answer", payload={"follow_up": text, "basis": reply["basis"],
+                                                                   "answered": reply["answered"]})
+        return Command(goto="__end__", update=_delta(state, ws))
     ws.say("consultant", "The follow-up names no change the crew can plan (a return period, a decision); the report stands.",
-           kind="answer")
+           kind="answer", payload={"follow_up": text, "answered": False})
     return Command(goto="author", update=_delta(state, ws))
 
 

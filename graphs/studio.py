@@ -248,7 +248,11 @@ class Studio:
         request = dict(snap.values.get("request") or {})
         request["follow_up"] = text
         self.graph.update_state(self.config, {"request": request}, as_node="author")
-        return self._run({"request": request})
+        reply = self._run({"request": request})
+        last = (self._snapshot().values.get("messages") or [{}])[-1]
+        if last.get("kind") == "answer" and (last.get("payload") or {}).get("follow_up") == text:
+            return Reply("answer", last["text"], dict(last.get("payload") or {}), reply.status, self.id)
+        return reply
 
     # -- files ----------------------------------------------------------------------------------
     def export(self, out: str | Path | None = None) -> list[Path]:
