@@ -25,7 +25,7 @@ from roles.critic import evidence_pool
 from roles.specialists import recommendations, step_tables
 from roles.specialists.common import band_text, fmt
 
-__all__ = ["author", "build_report", "write_files"]
+__all__ = ["author", "build_report", "write_files", "narrate", "author_payload", "model_notes"]
 
 ROLE = "author"
 VERIFIED_SECTIONS = ("summary", "problem", "site_data", "methodology", "results", "limitations", "recommendations")
@@ -354,6 +354,70 @@ def _verified_text(sections: Sequence[Mapping[str, Any]]) -> str:
     return "\n".join(_section_md(s) for s in sections if s["id"] in VERIFIED_SECTIONS)
 
 
+def author_payload(ws: Workspace, issues: Sequence[Mapping[str, Any]] | None = None) -> dict[str, Any]:
+    """What the Author's model reads: the decision, the key numbers, the critique (or the issues of a fix
+    round), the caveats and the sections it may write."""
+    return {"decision": (ws.findings or {}).get("decision"),
+            "key_numbers": [{k: f.get(k) for k in ("label", "value", "unit", "band")}
+                            for f in (ws.findings or {}).get("findings", [])],
+            "critique": {"ok": (ws.critique or {}).get("ok"),
+                         "issues": list(issues) if issues is not None else (ws.critique or {}).get("issues")},
+            "caveats": ((ws.study or {}).get("plan") or {}).get("caveats"), "sections": sorted(MODEL_EDITABLE)}
+
+
+def narrate(ws: Workspace, sections: Mapping[str, str], *, source: str = "device",
+            store: ArtifactStore | None = None) -> dict[str, Any]:
+    """Prose a face's own model wrote for a finished report: every sentence is checked against the results and
+    dropped when its numbers are in none; the report says who wrote which section and its files are rewritten.
+
+    ``sections`` maps section ids (and ``answer``) to Markdown. Returns ``{"dropped": n, "written_by": {...}}``.
+    """
+    from aquascope_core.errors import StudyError
+
+    if ws.status != "done" or not ws.report:
+        raise StudyError(f"narrate needs a finished report (status {ws.status!r})",
+                         recovery="Approve the plan and let the crew write the report first.")
+    pool = evidence_pool(ws)
+    report = dict(ws.report)
+    secs = [dict(s) for s in report["sections"]]
+    written_by = dict(report.get("written_by") or {})
+    dropped = list(report.get("dropped") or [])
+    n_before = len(dropped)
+    known = {s["id"] for s in secs} | {"answer"}
+    for sid, text in (sections or {}).items():
+        if sid not in known or not isinstance(text, str) or not text.strip():
+            continue
+        kept = []
+        for sent in sentences(text):
+            v = verify(sent, pool)
+            if v["ok"]:
+                kept.append(sent)
+            else:
+                dropped.append({"section": sid, "sentence": sent, "numbers": [u["number"] for u in v["unmatched"]],
+                                "source": source})
+        if not kept:
+            continue
+        prose = " ".join(kept)
+        if sid == "answer":
+            report["answer"] = prose
+        else:
+            sec = next(s for s in secs if s["id"] == sid)
+            if sid == "summary":  # the keyless answer and grade stay under the prose, and so does a notice
+                notice = sec["text"].split("\n\n", 1)[0] if sec["text"].startswith("**Notice") else ""
+                prose = "\n\n".join(x for x in (notice, prose, _summary(ws)["text"]) if x)
+            sec["text"] = prose
+        written_by[sid] = source
+    report.update(sections=secs, written_by=written_by, dropped=dropped)
+    report["footer"] = {**(report.get("footer") or {}), "text": (
+        f"aquascope {__version__} · study {ws.id} · written by: " +
+        ", ".join(f"{k}: {v}" for k, v in written_by.items() if v != "keyless") + " (checked against the results)"
+        + " · " + _ledger_line(ws))}
+    ws.report = report
+    write_files(ws, store or ArtifactStore.for_study(ws.id))
+    ws.event(ROLE, "narrated", {"source": source, "dropped": len(dropped) - n_before})
+    return {"dropped": len(dropped) - n_before, "written_by": written_by}
+
+
 def _model_prose(ws: Workspace, model: Any, sections: list[dict[str, Any]], pool: set[float],
                  written_by: dict[str, str], dropped: list[dict[str, Any]]) -> None:
     from roles.prompts import AUTHOR_SYSTEM
@@ -366,11 +430,7 @@ def _model_prose(ws: Workspace, model: Any, sections: list[dict[str, Any]], pool
             raise ValueError("the reply needs a 'sections' object")
         return {k: v for k, v in secs.items() if k in editable and isinstance(v, str) and v.strip()}
 
-    payload = {"decision": (ws.findings or {}).get("decision"),
-               "key_numbers": [{k: f.get(k) for k in ("label", "value", "unit", "band")} for f in (ws.findings or {}).get("findings", [])],
-               "critique": {"ok": (ws.critique or {}).get("ok"), "issues": (ws.critique or {}).get("issues")},
-               "caveats": ((ws.study or {}).get("plan") or {}).get("caveats"), "sections": sorted(editable)}
-    prose = model.call_json(ws, ROLE, AUTHOR_SYSTEM, payload, check)
+    prose = model.call_json(ws, ROLE, AUTHOR_SYSTEM, author_payload(ws), check)
     if not prose:
         return
     for sec in sections:

@@ -125,8 +125,10 @@ def coerce_plan_reply(obj: Any) -> dict[str, Any]:
     return out
 
 
-def _split_steps(steps: list[dict[str, Any]], site: Any) -> tuple[list[dict[str, Any]], list[str], list[str]]:
-    """(kept steps, errors, notes): not-defensible steps and their dependents are dropped with a note."""
+def _split_steps(steps: list[dict[str, Any]], site: Any, *, prune: bool = False
+                 ) -> tuple[list[dict[str, Any]], list[str], list[str]]:
+    """(kept steps, errors, notes): not-defensible steps and their dependents are dropped with a note; with
+    ``prune`` every invalid step is dropped too (its errors still listed)."""
     kept: list[dict[str, Any]] = []
     errors: list[str] = []
     notes: list[str] = []
@@ -144,6 +146,10 @@ def _split_steps(steps: list[dict[str, Any]], site: Any) -> tuple[list[dict[str,
                                                                              f"step {st['id']} dropped:", 1))
             continue
         errors.extend(errs)
+        if errs and prune:
+            dropped.add(st["id"])
+            notes.append(f"step {st['id']} ({st.get('tool')}) dropped: it does not validate")
+            continue
         kept.append(st)
     return kept, errors, notes
 
@@ -191,11 +197,13 @@ def compose(model: Any, ws: Any, *, role: str, system: str, brief: Mapping[str, 
     payload = methodologist_payload(brief, recon, inventory, tree, request)
     state: dict[str, Any] = {}
 
+    prune = reply is not None  # a face's plan gets no repair call: its invalid steps are pruned instead
+
     def check(obj: Any) -> dict[str, Any]:
         shaped = coerce_plan_reply(obj)
-        kept, errors, notes = _split_steps(shaped["steps"], site)
+        kept, errors, notes = _split_steps(shaped["steps"], site, prune=prune)
         state.update(notes=notes, errors=errors)
-        if errors:
+        if errors and not prune:
             raise ValueError("the plan does not validate: " + "; ".join(errors))
         if not kept:
             raise ValueError("no step of the plan is defensible at the site: " + "; ".join(notes))
@@ -206,6 +214,7 @@ def compose(model: Any, ws: Any, *, role: str, system: str, brief: Mapping[str, 
             checked = check(reply)
         except ValueError as exc:
             return Composition(None, errors=state.get("errors") or [str(exc)], notes=state.get("notes") or [])
+        checked["errors"] = list(state.get("errors") or [])
     else:
         checked = model.call_json(ws, role, system, payload, check)
         if checked is None:
@@ -233,4 +242,4 @@ def compose(model: Any, ws: Any, *, role: str, system: str, brief: Mapping[str, 
             st = {**st, "outputs": by_tool[st["tool"]]}
         steps.append(st)
     study = Study.from_dict({**base, "version": 3, "plan": plan, "steps": steps, "results": {}})
-    return Composition(study, notes=checked["notes"], dropped=dropped)
+    return Composition(study, errors=list(checked.get("errors") or []), notes=checked["notes"], dropped=dropped)

@@ -50,6 +50,11 @@ def interpreter(ws: Workspace, *, model: Any = None) -> Workspace:
     kns = key_numbers(run, ctx)
     ws.event(ROLE, "start", {"key_numbers": len(kns)})
     decision = decide(brief.get("kind"), brief, study, run, kns)
+    ceiling = brief.get("grade_ceiling")  # set when the study went on without data it asked for
+    if ceiling and decision.get("grade") and decision["grade"] < ceiling:
+        decision = {**decision, "grade": ceiling,
+                    "grade_reason": f"{decision.get('grade_reason', '')}; held to {ceiling}: the study went on "
+                                    "without data it asked for".lstrip("; ")}
     grade = decision.get("grade")
     findings = []
     for kn in kns:

@@ -21,7 +21,7 @@ from aquascope_core.errors import DeclinedError
 from aquascope_core.study import Study
 from aquascope_core.workspace import Workspace
 
-__all__ = ["methodologist"]
+__all__ = ["methodologist", "request_text", "decline_pending"]
 
 ROLE = "methodologist"
 
@@ -39,8 +39,15 @@ def methodologist(ws: Workspace, *, model: Any = None, proposed: Any = None, sou
     try:
         study = playbooks.plan(brief["playbook"], recon, brief.get("intake") or {}, question=brief.get("problem", ""))
     except DeclinedError as exc:
-        ws.status = "declined"
         ws.study = {}
+        request = _data_request(brief, recon, exc.message)
+        if request is not None:  # data the user could bring: the study waits for it
+            ws.status = "waiting"
+            ws.pending_request = request
+            ws.say(ROLE, request_text(request), kind="data_request", payload={"request": request})
+            ws.event(ROLE, "data_request", {"what": request["what"], "continue_without": request["continue_without"]})
+            return ws
+        ws.status = "declined"
         ws.brief = {**brief, "declined_reason": exc.message}
         ws.say(ROLE, exc.message, kind="declined", payload={"recovery": exc.recovery})
         ws.event(ROLE, "declined", {"reason": exc.message})
@@ -60,10 +67,10 @@ def methodologist(ws: Workspace, *, model: Any = None, proposed: Any = None, sou
     plan_used, model_errors = "tree", []
     if model is not None or proposed is not None:
         composed = _compose(ws, model, proposed, source, brief, recon, study)
+        model_errors = composed.errors
         if composed.study is not None:
             composed.study.id, study, errors, plan_used = ws.id, composed.study, [], "proposed"
         else:
-            model_errors = composed.errors
             study.plan.setdefault("notes", []).append(
                 "The composed plan was not used (" + "; ".join(composed.errors[:5]) + "); the playbook's plan is used.")
     ws.request = {**ws.request, "plan_used": plan_used, "plan_errors": model_errors}
@@ -80,6 +87,37 @@ def methodologist(ws: Workspace, *, model: Any = None, proposed: Any = None, sou
     ws.event(ROLE, "plan", {"playbook": study.plan.get("playbook"), "branch": study.plan.get("branch"),
                             "steps": [s.id for s in study.steps], "author": study.plan.get("author"),
                             "plan_used": plan_used})
+    return ws
+
+
+def _data_request(brief: dict, recon: dict, reason: str) -> dict | None:
+    from roles.requests import request_for
+
+    try:
+        scope = playbooks.scope_for(recon, brief.get("intake") or {}, playbooks.load(brief["playbook"]))
+    except Exception:  # noqa: BLE001 - the scope only refines the continuation
+        scope = {}
+    return request_for(brief.get("playbook"), reason, scope)
+
+
+def request_text(request: dict) -> str:
+    """The request as the user reads it: why, what would help, and what continuing without it means."""
+    text = f"{request['why'].rstrip('.')}. The crew can go on with {request['what']} ({request['effect']})."
+    if request.get("continue_without"):
+        text += (f" Or say \"continue without\" to {request['without']}"
+                 + (f" (graded at most {request['grade_without']})" if request.get("grade_without") else "") + ".")
+    else:
+        text += " Without it the study cannot go on."
+    return text
+
+
+def decline_pending(ws: Workspace, why: str = "") -> Workspace:
+    """End a study that waits for data as declined, the request's words (what would help) as the reason."""
+    reason = request_text(ws.pending_request or {}) + (f" {why}" if why else "")
+    ws.brief = {**(ws.brief or {}), "declined_reason": reason}
+    ws.pending_request = None
+    ws.status = "declined"
+    ws.event(ROLE, "declined", {"reason": reason})
     return ws
 
 

@@ -89,6 +89,10 @@ def solve(problem: str | Mapping[str, Any], *, lat: float, lon: float, playbook:
     if ws.status != "declined":
         scout(ws, data=data)
         methodologist(ws, model=the_model)
+    if ws.status == "waiting":  # no conversation here: a data request is a decline naming what would help
+        from roles.methodologist import decline_pending
+
+        decline_pending(ws)
     if ws.status == "declined":
         author(ws, store=store)
         return _result(ws, declined=True)

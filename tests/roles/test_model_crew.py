@@ -212,3 +212,26 @@ def test_a_budget_stops_the_model_and_the_remaining_roles_run_keyless():
     assert r.run.ok and "budget USD 0.025 spent" in r.report["footer"]["text"]
     appendix = next(s for s in r.report["sections"] if s["id"] == "appendix")["text"]
     assert "The budget of USD 0.025 was spent; after it interpreter, author, critic ran keyless." in appendix
+
+
+@pytest.mark.slow
+def test_the_cli_takes_the_model_its_url_the_key_by_variable_name_and_a_budget(tmp_path):
+    import os
+    import subprocess
+
+    with StubModelServer(default=reply_by_role(roles_table())) as stub:
+        env = {**os.environ, "AQUASCOPE_HOME": str(tmp_path / "home"), "STUB_KEY": "sk-stub-secret"}
+        p = subprocess.run([sys.executable, "-m", "graphs.cli", "studio", TEXT, "--lat", "41.10", "--lon", "-74.96",
+                            "--yes", "--out", str(tmp_path / "out"), "--model", "openai/stub", "--base-url",
+                            stub.base_url, "--api-key-env", "STUB_KEY", "--max-usd", "5", "-q"],
+                           capture_output=True, text=True, env=env, timeout=240)
+        assert p.returncode == 0, p.stderr
+        assert stub.served["calls"] >= 5  # every role asked the model
+        auth = [b for b in stub.requests]
+        assert auth and all(b.get("model") == "stub" for b in auth)
+        report = (tmp_path / "out" / "report.md").read_text()
+        assert "model calls" in report and "55555" not in report
+        bad = subprocess.run([sys.executable, "-m", "graphs.cli", "studio", TEXT, "--lat", "41.10", "--lon", "-74.96",
+                              "--model", "openai/stub", "--api-key-env", "NO_SUCH_VARIABLE_SET"],
+                             capture_output=True, text=True, env=env, timeout=120)
+        assert bad.returncode == 2 and "NO_SUCH_VARIABLE_SET" in bad.stderr and "Traceback" not in bad.stderr
