@@ -195,7 +195,7 @@ def cmd_studio(args: argparse.Namespace) -> int:
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
-    from roles.team import solve
+    from graphs.solve import solve
 
     if not args.problem or not args.problem.strip():
         _err("the problem text is empty: describe the question, for example "

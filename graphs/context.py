@@ -26,6 +26,7 @@ class CrewContext:
     live: bool | None = None
     data: Any = None  # a DataContext to use as is (tests inject live clients this way); default: from the workspace
     live_options: dict[str, Any] = field(default_factory=dict)  # per live source: {"usgs_live": {"client": ...}}
+    max_replans: int = 1  # fallback branches the Analysts may plan per failed step
 
     def model_for(self, role: str) -> Any:
         """The model a role uses, or None (keyless)."""

@@ -94,7 +94,8 @@ def analysts(state: CrewState, runtime: Runtime[CrewContext]) -> dict[str, Any]:
     from roles import analysts as role
 
     ws = _workspace(state)
-    role(ws, data=_context(runtime).data_for(ws))
+    ctx = _context(runtime)
+    role(ws, data=ctx.data_for(ws), max_replans=ctx.max_replans)
     return _delta(state, ws)
 
 

@@ -19,7 +19,7 @@ from model_stub import StubModelServer, StubReply, reply_by_role  # noqa: E402
 from aquascope_core.catalogue import validate_plan  # noqa: E402
 from aquascope_core.deliverables.report_md import render_markdown  # noqa: E402
 from aquascope_core.study import Study  # noqa: E402
-from roles.team import solve  # noqa: E402
+from graphs.solve import solve  # noqa: E402
 
 SITE = {"lat": 41.10, "lon": -74.96}  # Flat Brook near Flatbrookville NJ (USGS 01440000), embedded
 TEXT = "Design flow for a road crossing, 100-year"

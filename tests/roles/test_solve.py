@@ -8,7 +8,7 @@ from aquascope_core.errors import InputError, PlanValidationError
 from aquascope_core.runner import run_study
 from aquascope_core.study import Study
 from roles.model import ScriptedModel
-from roles.team import solve
+from graphs.solve import solve
 
 SITE = dict(lat=41.10, lon=-74.96)
 
