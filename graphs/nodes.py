@@ -95,7 +95,7 @@ def analysts(state: CrewState, runtime: Runtime[CrewContext]) -> dict[str, Any]:
 
     ws = _workspace(state)
     ctx = _context(runtime)
-    role(ws, data=ctx.data_for(ws), max_replans=ctx.max_replans)
+    role(ws, data=ctx.data_for(ws), max_replans=ctx.max_replans, model=ctx.model_for("analysts"))
     return _delta(state, ws)
 
 

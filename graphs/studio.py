@@ -342,7 +342,10 @@ class Studio:
         if not ws.inventory:
             raise StudyError("the crew has not inventoried the site yet", recovery="say(...) the problem first.")
         tree = Study.from_dict(ws.study) if ws.study else None
-        return {"role": "methodologist", "system": METHODOLOGIST_SYSTEM, "reply_schema": REPLY_SCHEMAS["methodologist"],
+        from roles.knowledge import with_knowledge
+
+        system = with_knowledge(METHODOLOGIST_SYSTEM, (ws.brief or {}).get("playbook"), "planning")
+        return {"role": "methodologist", "system": system, "reply_schema": REPLY_SCHEMAS["methodologist"],
                 "context": methodologist_payload(ws.brief or {}, (ws.inventory or {}).get("recon") or {},
                                                  ws.inventory or {}, tree, request)}
 

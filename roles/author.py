@@ -430,7 +430,10 @@ def _model_prose(ws: Workspace, model: Any, sections: list[dict[str, Any]], pool
             raise ValueError("the reply needs a 'sections' object")
         return {k: v for k, v in secs.items() if k in editable and isinstance(v, str) and v.strip()}
 
-    prose = model.call_json(ws, ROLE, AUTHOR_SYSTEM, author_payload(ws), check)
+    from roles.knowledge import with_knowledge
+
+    prose = model.call_json(ws, ROLE, with_knowledge(AUTHOR_SYSTEM, (ws.brief or {}).get("playbook"), "recommendations"),
+                            author_payload(ws), check)
     if not prose:
         return
     for sec in sections:

@@ -47,17 +47,12 @@ class Composition:
 
 
 def _catalogue_for(problem: str | None, tree: Study | None) -> list[dict[str, Any]]:
-    """The compact catalogue rows a plan for this problem may use: the problem's tools and the tree's."""
-    from aquascope_core.registry import METHODS
+    """The compact catalogue rows a plan for this problem may use: the kind's tools (its playbook's and its
+    knowledge bundle's) and the tree's."""
+    from roles.knowledge import tools_for
 
-    used = {s.tool for s in (tree.steps if tree else [])}
-    rows = []
-    for row in compact(problem):
-        methods = [METHODS[m] for m in row["methods"] if m in METHODS]
-        serves = not methods or any(problem in m.problems for m in methods)
-        if row["id"] in used or (serves and row["kind"] != "none"):
-            rows.append(row)
-    return rows
+    allowed = set(tools_for(problem)) | {s.tool for s in (tree.steps if tree else [])}
+    return [row for row in compact(problem) if not allowed or row["id"] in allowed]
 
 
 def methodologist_payload(brief: Mapping[str, Any], recon: Mapping[str, Any], inventory: Mapping[str, Any],
@@ -125,8 +120,8 @@ def coerce_plan_reply(obj: Any) -> dict[str, Any]:
     return out
 
 
-def _split_steps(steps: list[dict[str, Any]], site: Any, *, prune: bool = False
-                 ) -> tuple[list[dict[str, Any]], list[str], list[str]]:
+def _split_steps(steps: list[dict[str, Any]], site: Any, *, prune: bool = False, allowed: set[str] | None = None,
+                 kind: str | None = None) -> tuple[list[dict[str, Any]], list[str], list[str]]:
     """(kept steps, errors, notes): not-defensible steps and their dependents are dropped with a note; with
     ``prune`` every invalid step is dropped too (its errors still listed)."""
     kept: list[dict[str, Any]] = []
@@ -138,6 +133,11 @@ def _split_steps(steps: list[dict[str, Any]], site: Any, *, prune: bool = False
         if leans:
             dropped.add(st["id"])
             notes.append(f"step {st['id']} ({st.get('tool')}) dropped: it depends on {', '.join(leans)}, which was dropped")
+            continue
+        if allowed and st.get("tool") in TOOLS and st["tool"] not in allowed:
+            dropped.add(st["id"])
+            notes.append(f"step {st['id']} dropped: {st['tool']} is not a tool a {str(kind).replace('_', ' ')} "
+                         "study uses")
             continue
         errs = validate_step(st, earlier=[s["id"] for s in kept], site=site)
         if any(NOT_DEFENSIBLE in e for e in errs):
@@ -198,10 +198,12 @@ def compose(model: Any, ws: Any, *, role: str, system: str, brief: Mapping[str, 
     state: dict[str, Any] = {}
 
     prune = reply is not None  # a face's plan gets no repair call: its invalid steps are pruned instead
+    allowed = {row["id"] for row in payload["catalogue"]}
 
     def check(obj: Any) -> dict[str, Any]:
         shaped = coerce_plan_reply(obj)
-        kept, errors, notes = _split_steps(shaped["steps"], site, prune=prune)
+        kept, errors, notes = _split_steps(shaped["steps"], site, prune=prune, allowed=allowed,
+                                           kind=brief.get("playbook"))
         state.update(notes=notes, errors=errors)
         if errors and not prune:
             raise ValueError("the plan does not validate: " + "; ".join(errors))

@@ -71,7 +71,10 @@ def model_review(ws: Any, model: Any, sections: Sequence[Mapping[str, Any]], *, 
         return out
 
     payload = {"sections": _section_rows(sections), "results": compact_results(ws), "pass": pass_no}
-    issues = model.call_json(ws, ROLE, CRITIC_SYSTEM, payload, check)
+    from roles.knowledge import with_knowledge
+
+    system = with_knowledge(CRITIC_SYSTEM, (ws.brief or {}).get("playbook"), "critique")
+    issues = model.call_json(ws, ROLE, system, payload, check)
     ws.event(ROLE, "model_review", {"pass": pass_no, "issues": None if issues is None else len(issues)})
     return issues
 

@@ -124,7 +124,10 @@ def _model_findings(ws: Workspace, model: Any, kns: list[dict[str, Any]], run: M
 
     payload = {"brief": {k: brief.get(k) for k in ("problem", "decision", "intake")},
                "key_numbers": [{k: kn.get(k) for k in ("label", "value", "unit", "path", "band")} for kn in kns]}
-    kept = model.call_json(ws, ROLE, INTERPRETER_SYSTEM, payload, check)
+    from roles.knowledge import with_knowledge
+
+    kept = model.call_json(ws, ROLE, with_knowledge(INTERPRETER_SYSTEM, brief.get("playbook"), "interpretation"),
+                           payload, check)
     return None if kept is None else (kept, dropped)
 
 

@@ -125,7 +125,10 @@ def _compose(ws: Workspace, model: Any, proposed: Any, source: str, brief: dict,
     from roles.compose import compose
     from roles.prompts import METHODOLOGIST_SYSTEM
 
-    composed = compose(model, ws, role=ROLE, system=METHODOLOGIST_SYSTEM, brief=brief, recon=recon,
+    from roles.knowledge import with_knowledge
+
+    system = with_knowledge(METHODOLOGIST_SYSTEM, brief.get("playbook"), "planning")
+    composed = compose(model, ws, role=ROLE, system=system, brief=brief, recon=recon,
                        inventory=ws.inventory or {}, tree=tree, reply=proposed,
                        source=source if proposed is not None else "model")
     ws.event(ROLE, "composed" if composed.study is not None else "composed_rejected",

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 __all__ = ["CONSULTANT_SYSTEM", "METHODOLOGIST_SYSTEM", "INTERPRETER_SYSTEM", "CRITIC_SYSTEM", "AUTHOR_SYSTEM",
-           "AUTHOR_FIX_SYSTEM", "REPLY_SCHEMAS", "as_dict", "as_json", "SHIPPED"]
+           "AUTHOR_FIX_SYSTEM", "FALLBACK_SYSTEM", "REPLY_SCHEMAS", "as_dict", "as_json", "SHIPPED"]
 
 CONSULTANT_SYSTEM = (
     "You are the consultant of a hydrology crew. From the user's problem text, fill the intake of the playbook "
@@ -45,6 +45,16 @@ CRITIC_SYSTEM = (
     "missing caveat, a grade or word stronger than the evidence. Do not recompute numbers. Reply with one JSON "
     "object: {\"issues\": [{\"section\": <a section id from the draft>, \"severity\": \"blocking\" | \"major\" | "
     "\"minor\", \"problem\": str, \"fix\": str}]} (an empty list when the draft stands)."
+)
+
+FALLBACK_SYSTEM = (
+    "You are an analyst of a hydrology crew. A step of the approved study failed its gates. You receive the "
+    "failed step, the gates with the values they saw, the steps before it, and the catalogue of tools the study "
+    "may use. Propose one replacement step (at most three) that would establish what the failed step was for "
+    "with a method the data can support, reading earlier results as \"{{ result.sN.path }}\" (listed in "
+    "depends_on). Never restate a result. Reply with one JSON object: {\"steps\": [{\"tool\": str, "
+    "\"arguments\": {}, \"expects\": [{\"check\": str}], \"depends_on\": [str], \"method\": str, "
+    "\"rationale\": str}]}."
 )
 
 AUTHOR_FIX_SYSTEM = (
@@ -84,6 +94,11 @@ REPLY_SCHEMAS = {
         "section": {"type": "string"}, "severity": {"enum": ["blocking", "major", "minor"]},
         "problem": {"type": "string"}, "fix": {"type": "string"}}, "required": ["section", "severity", "fix"]}}},
         "required": ["issues"]},
+    "analysts": {"type": "object", "properties": {"steps": {"type": "array", "minItems": 1, "maxItems": 3, "items": {
+        "type": "object", "properties": {"tool": {"type": "string"}, "arguments": {"type": "object"},
+                                         "expects": {"type": "array"}, "depends_on": {"type": "array"},
+                                         "method": {"type": "string"}, "rationale": {"type": "string"}},
+        "required": ["tool", "arguments"]}}}, "required": ["steps"]},
     "author": {"type": "object", "properties": {"sections": {"type": "object",
                                                              "additionalProperties": {"type": "string"}}},
                "required": ["sections"]},
@@ -96,7 +111,7 @@ def as_dict() -> dict:
     """Every role's system prompt and the JSON shape its reply must have."""
     prompts = {"consultant": CONSULTANT_SYSTEM, "methodologist": METHODOLOGIST_SYSTEM,
                "interpreter": INTERPRETER_SYSTEM, "critic": CRITIC_SYSTEM, "author": AUTHOR_SYSTEM,
-               "author_fix": AUTHOR_FIX_SYSTEM}
+               "author_fix": AUTHOR_FIX_SYSTEM, "analysts": FALLBACK_SYSTEM}
     return {"roles": {role: {"system": text, "reply_schema": REPLY_SCHEMAS.get(role.split("_")[0])}
                       for role, text in prompts.items()}}
 

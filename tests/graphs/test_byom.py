@@ -37,8 +37,8 @@ def _device_plan(ctx: dict) -> dict:
     steps = copy.deepcopy([s for s in ctx["context"]["playbook_plan"]["steps"] if not s.get("optional")])
     for s in steps:
         s["rationale"] = f"Device: {s.get('title') or s['tool']}."
-    steps.append({"id": "s8", "tool": "standardized_precipitation_index", "arguments": {},
-                  "method": "standardized_precipitation_index", "rationale": "Not defensible here."})
+    steps.append({"id": "s8", "tool": "regional_index_flood", "arguments": {},
+                  "method": "regional_index_flood", "rationale": "Not defensible here: no donors."})
     steps.append({"id": "s9", "tool": "flow_duration_curve", "arguments": {"colour": 1}, "rationale": "Invalid arguments."})
     return {"objective": "The 100-year flood at the crossing.", "methodology": ["Read, fit, report."],
             "steps": steps, "source": "device"}

@@ -132,10 +132,12 @@ def test_a_plan_that_stays_invalid_falls_back_to_the_tree_with_a_note():
 def test_a_step_not_defensible_at_the_site_is_dropped_with_a_note_and_its_dependents_too():
     def methodologist(body):
         plan = composed_plan(body)
-        plan["steps"].append({"id": "s9", "tool": "standardized_precipitation_index", "arguments": {},
-                              "method": "standardized_precipitation_index", "rationale": "Drought context."})
-        plan["steps"].append({"id": "s10", "tool": "drought_events", "arguments": {}, "depends_on": ["s9"],
-                              "rationale": "Events on the index."})
+        plan["steps"].append({"id": "s9", "tool": "regional_index_flood", "arguments": {},
+                              "method": "regional_index_flood", "rationale": "A regional check."})
+        plan["steps"].append({"id": "s10", "tool": "trend_test", "arguments": {"values": "{{ result.s9.values }}"},
+                              "depends_on": ["s9"], "rationale": "Trend on the regional values."})
+        plan["steps"].append({"id": "s11", "tool": "standardized_precipitation_index", "arguments": {},
+                              "rationale": "Not a flood tool."})
         return plan
 
     with StubModelServer(default=reply_by_role(roles_table(methodologist=methodologist))) as stub:
@@ -144,6 +146,11 @@ def test_a_step_not_defensible_at_the_site_is_dropped_with_a_note_and_its_depend
     assert plan["author"] == "methodologist" and [s.id for s in r.study.steps] == ["s1", "s2", "s3"]
     assert any("s9 dropped" in n and "not defensible" in n for n in plan["notes"])
     assert any("s10" in n and "depends on s9" in n for n in plan["notes"])
+    assert any("s11 dropped: standardized_precipitation_index is not a tool a flood risk study uses" in n
+               for n in plan["notes"])
+    # the methodologist's prompt carries the flood specialist's planning knowledge
+    system = next(b["messages"][0]["content"] for b in stub.requests if "the methodologist of" in b["messages"][0]["content"])
+    assert "Bulletin 17C" in system and "(planning)" in system
 
 
 def test_the_critic_reads_the_draft_the_author_fixes_it_and_a_second_pass_follows():
@@ -235,3 +242,39 @@ def test_the_cli_takes_the_model_its_url_the_key_by_variable_name_and_a_budget(t
                               "--model", "openai/stub", "--api-key-env", "NO_SUCH_VARIABLE_SET"],
                              capture_output=True, text=True, env=env, timeout=120)
         assert bad.returncode == 2 and "NO_SUCH_VARIABLE_SET" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def _plan_with_impossible_gate(body: dict) -> dict:
+    plan = composed_plan(body)
+    s3 = plan["steps"][2]
+    s3["expects"] = [*(s3.get("expects") or []), {"check": "min_years", "value": 500, "path": "n"}]  # cannot pass
+    s3.pop("fallback", None)
+    return plan
+
+
+@pytest.mark.parametrize("valid", [True, False])
+def test_after_a_failed_gate_the_model_proposes_a_fallback_that_is_validated_before_it_runs(valid):
+    def analyst(body):
+        failed = user_payload(body)["failed_step"]
+        if not valid:
+            return {"steps": [{"tool": "flood_frequency", "arguments": {"colour": "red"}, "rationale": "x"}]}
+        gates = [g for g in failed.get("expects") or [] if g.get("value") != 500]
+        return {"steps": [{"tool": failed["tool"], "arguments": failed["arguments"], "expects": gates,
+                           "depends_on": failed.get("depends_on") or [], "method": failed.get("method"),
+                           "rationale": "The same fit with the gates the record can meet."}]}
+
+    table = roles_table(methodologist=_plan_with_impossible_gate)
+    table = {"an analyst of": analyst, **table}
+    with StubModelServer(default=reply_by_role(table)) as stub:
+        r = run_with(stub)
+    res = r.run.results
+    assert res["s3"].status == "failed"
+    if valid:
+        assert res["s3"].replaced_by == ["s3_fb1"] and res["s3_fb1"].status == "ok"
+        assert any("the model proposed s3_fb1 (flood_frequency)" in n for n in r.study.plan["notes"])
+        assert "s3_fb1" in [s.id for s in r.study.steps]
+    else:
+        assert "s3_fb1" not in res
+        assert any(e["event"] == "fallback_not_proposed" for e in r.workspace["events"])
+    calls = [b for b in stub.requests if "an analyst of" in b["messages"][0]["content"]]
+    assert 1 <= len(calls) <= 2  # one proposal, one repair at most: bounded by max_replans=1
