@@ -229,8 +229,10 @@ def compose(model: Any, ws: Any, *, role: str, system: str, brief: Mapping[str, 
     tree_plan = base.get("plan") or {}
     for k in _PROSE_FIELDS:
         plan[k] = prose.get(k) or tree_plan.get(k) or ([] if k != "objective" else "")
-    plan["alternatives"] = [{"method": "the playbook's plan", "why_not": "the composed plan was approved in its place"}] \
-        if tree else []
+    plan["alternatives"] = list(tree_plan.get("alternatives") or []) + (
+        [{"method": f"the playbook's own plan ({tree_plan.get('branch_label') or tree_plan.get('branch')})",
+          "why_not": "a plan was composed for the data at hand and validated; the playbook's plan is kept as the "
+                     "fallback"}] if tree else [])
     plan["notes"] = list(tree_plan.get("notes") or []) + checked["notes"]
     plan["author"] = "methodologist"
     plan["written_by"] = source
