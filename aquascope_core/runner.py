@@ -179,11 +179,15 @@ def run_study(
     replan: Replan | None = None,
     max_replans: int = 1,
     role: str = "analysts",
+    propose: Replan | None = None,
 ) -> StudyRun:
     """Run every step of ``study``; see the module docstring for the rules.
 
     ``callables`` maps tool ids to functions (default: the tool catalogue's). The study's
-    ``results`` are written back (version 2 and 3 only). Returns a :class:`StudyRun`.
+    ``results`` are written back (version 2 and 3 only). ``propose`` is asked for replacement steps
+    after a step fails with no fallback of its own (or after its fallback failed too), at most
+    ``max_replans`` times per step, under the same rule as a branch replan: the steps it returns are
+    inserted after the failed step and run like any other. Returns a :class:`StudyRun`.
     """
     study = study if isinstance(study, Study) else Study.from_dict(study)
     if callables is None:
@@ -244,6 +248,19 @@ def run_study(
                         result.replaced_by = [s.id for s in fresh]
                         queue[i:i] = fresh
                         study.steps[study.steps.index(step) + 1:study.steps.index(step) + 1] = fresh
+        if result.status == "failed" and propose is not None and not result.replaced_by and \
+                not (isinstance(step.fallback, Mapping) and step.fallback.get("branch")) and not _is_stop(step.fallback):
+            used = replans_used.get(step.id, 0)
+            if used < max_replans:
+                replans_used[step.id] = used + 1
+                new = [s if isinstance(s, Step) else Step.from_dict(s) for s in (propose(step, result, study) or [])]
+                taken = {s.id for s in queue}
+                fresh = [s for s in new if s.id not in taken]
+                if fresh:
+                    emit("proposed", step.id, steps=[s.id for s in fresh], reason=result.failed_reason)
+                    result.replaced_by = [s.id for s in fresh]
+                    queue[i:i] = fresh
+                    study.steps[study.steps.index(step) + 1:study.steps.index(step) + 1] = fresh
         run.results[step.id] = result
     run.finished = utc_now()
     if study.version >= 2:

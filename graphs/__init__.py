@@ -3,7 +3,7 @@
     from graphs import Studio, solve, run_study, assess_site
 
 ``Studio`` is a study as a checkpointed conversation (graphs.studio); ``solve`` the headless one-call
-form (roles.team); ``run_study`` and ``assess_site`` the engine's (aquascope_core). Imported lazily so
+form over the same graph (graphs.solve); ``run_study`` and ``assess_site`` the engine's (aquascope_core). Imported lazily so
 ``aquascope --help`` does not load langgraph.
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 _LAZY = {
     "Studio": ("graphs.studio", "Studio"),
     "Reply": ("graphs.studio", "Reply"),
-    "solve": ("roles.team", "solve"),
+    "solve": ("graphs.solve", "solve"),
     "SolveResult": ("roles.team", "SolveResult"),
     "run_study": ("aquascope_core.runner", "run_study"),
     "assess_site": ("aquascope_core.recon", "assess_site"),

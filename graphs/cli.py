@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 from pathlib import Path
 from typing import Any, Sequence
@@ -59,11 +60,41 @@ class _Progress:
 
 def _studio_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     kw: dict[str, Any] = {"checkpointer": args.checkpoints, "on_event": _Progress(args.quiet)}
-    if args.model:
-        kw["model"] = args.model
+    kw.update(_model_kwargs(args))
     if getattr(args, "live", False):
         kw["live"] = True
     return kw
+
+
+def _model_kwargs(args: argparse.Namespace) -> dict[str, Any]:
+    """--model, --base-url, --api-key-env NAME (the key itself is never an argument) and --max-usd."""
+    from aquascope_core.errors import InputError
+
+    kw: dict[str, Any] = {}
+    if getattr(args, "model", None):
+        kw["model"] = args.model
+    if getattr(args, "base_url", None):
+        kw["base_url"] = args.base_url
+    if getattr(args, "api_key_env", None):
+        if not os.environ.get(args.api_key_env):
+            raise InputError(f"--api-key-env {args.api_key_env}: that environment variable is not set",
+                             argument="--api-key-env", value=args.api_key_env,
+                             recovery=f"export {args.api_key_env}=... first, or name the variable that holds the key")
+        kw["api_key_env"] = args.api_key_env
+    if getattr(args, "max_usd", None) is not None:
+        if args.max_usd < 0:
+            raise InputError.bad_value("--max-usd", args.max_usd, "a budget in USD, 0 or more")
+        kw["max_usd"] = args.max_usd
+    return kw
+
+
+def _add_model_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--model", help="a litellm model string (e.g. openai/gpt-4o-mini); without it every role runs keyless")
+    p.add_argument("--base-url", dest="base_url", help="the model server's URL (an OpenAI-compatible endpoint)")
+    p.add_argument("--api-key-env", dest="api_key_env", metavar="NAME",
+                   help="the environment variable that holds the model's API key (the key is never an argument)")
+    p.add_argument("--max-usd", dest="max_usd", type=float, metavar="USD",
+                   help="a budget for model calls; past it the remaining roles run keyless (noted in the report)")
 
 
 def _print_reply(reply: Any) -> None:
@@ -81,6 +112,16 @@ def _finish(studio: Any, reply: Any, out: str | None, yes: bool) -> int:
             print(f"\nStudy {studio.id} waits for your answers. Answer with:\n"
                   f"  aquascope studio \"<your answers>\" --resume {studio.id}\nor take the defaults with:\n"
                   f"  aquascope studio --resume {studio.id} --yes")
+            return EXIT_OK
+        if reply.kind == "data_request":
+            _print_reply(reply)
+            if yes:  # nobody is there to bring the data: the decline stands, naming what would help
+                reply = studio.decline()
+                break
+            print(f"\nStudy {studio.id} waits for data. Bring it with:\n"
+                  f"  aquascope studio --resume {studio.id} --data FILE\n"
+                  "or state it in words, or go on without it (where the request allows) with:\n"
+                  f"  aquascope studio \"continue without\" --resume {studio.id}")
             return EXIT_OK
         if reply.kind == "plan":
             _print_reply(reply)
@@ -153,6 +194,12 @@ def cmd_studio(args: argparse.Namespace) -> int:
         studio = Studio.resume(study_id, out=args.out, **kw)
         with studio:
             out = args.out or studio.out
+            for f in args.data or []:
+                path = Path(f)
+                if not path.is_file():
+                    _err(f"--data {f}: no such file; give the path of a CSV or XLSX table")
+                    return EXIT_INPUT
+                studio.add_table(path.name, path)
             pending = studio.pending()
             if args.problem and pending:
                 return _finish(studio, studio.say(args.problem), out, args.yes)
@@ -183,15 +230,18 @@ def cmd_studio(args: argparse.Namespace) -> int:
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
-    from roles.team import solve
+    from graphs.solve import solve
 
     if not args.problem or not args.problem.strip():
         _err("the problem text is empty: describe the question, for example "
              "aquascope solve \"Design flow for a road crossing, 100-year\" --lat 41.10 --lon -74.96")
         return EXIT_INPUT
     progress = _Progress(args.quiet)
+    mk = _model_kwargs(args)
+    if mk.get("api_key_env"):
+        mk["api_key"] = os.environ[mk.pop("api_key_env")]
     result = solve(args.problem, lat=args.lat, lon=args.lon, playbook=args.playbook, execute=args.yes,
-                   model=args.model, on_event=lambda e: progress({"type": "event", **e}), radius_km=args.radius)
+                   on_event=lambda e: progress({"type": "event", **e}), radius_km=args.radius, **mk)
     if result.declined:
         _err(f"declined: {result.declined_reason}")
         return EXIT_DECLINED
@@ -293,7 +343,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--resume", metavar="STUDY_ID", help="continue a study by its id (or its workspace.json)")
     s.add_argument("--data", action="append", metavar="FILE",
                    help="a CSV or XLSX table of your own data at the site (repeatable); kept verbatim in the study")
-    s.add_argument("--model", help="a litellm model string; without it every role runs keyless")
+    _add_model_arguments(s)
     s.add_argument("--live", action="store_true", help="allow live data sources (also needs AQUASCOPE_LIVE=1)")
     s.add_argument("--checkpoints", help="checkpointer URL (default sqlite:///$AQUASCOPE_HOME/checkpoints.sqlite)")
     s.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
@@ -311,7 +361,7 @@ def build_parser() -> argparse.ArgumentParser:
     so.add_argument("--yes", action="store_true", help="run the plan and write the report")
     so.add_argument("--out", help="folder for report.md and study.yaml")
     so.add_argument("--study", help="write the plan (study.yaml) here")
-    so.add_argument("--model", help="a litellm model string; without it every role runs keyless")
+    _add_model_arguments(so)
     so.add_argument("-q", "--quiet", action="store_true")
     so.set_defaults(func=cmd_solve)
 

@@ -19,12 +19,14 @@ class CrewContext:
     model: Any = None  # a litellm model string, or a roles.model.Model (a ScriptedModel in tests)
     role_models: dict[str, Any] = field(default_factory=dict)
     api_key: str | None = None
+    api_key_env: str | None = None  # the name of the environment variable holding the key (read at call time)
     base_url: str | None = None
     timeout: float | None = None
     artifact_root: str | None = None
     live: bool | None = None
     data: Any = None  # a DataContext to use as is (tests inject live clients this way); default: from the workspace
     live_options: dict[str, Any] = field(default_factory=dict)  # per live source: {"usgs_live": {"client": ...}}
+    max_replans: int = 1  # fallback branches the Analysts may plan per failed step
     site: Any = None  # {lat, lon} for a run started from a chat message that does not name the site
 
     def model_for(self, role: str) -> Any:
@@ -36,7 +38,8 @@ class CrewContext:
         if not chosen:
             return None
         timeout = self.timeout or float(os.environ.get("AQUASCOPE_MODEL_TIMEOUT") or DEFAULT_TIMEOUT_S)
-        return make_model(chosen, api_key=self.api_key, base_url=self.base_url, timeout=timeout)
+        key = self.api_key or (os.environ.get(self.api_key_env) if self.api_key_env else None)
+        return make_model(chosen, api_key=key, base_url=self.base_url, timeout=timeout)
 
     def live_enabled(self) -> bool:
         return bool(self.live) if self.live is not None else os.environ.get("AQUASCOPE_LIVE") == "1"

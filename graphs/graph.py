@@ -1,8 +1,10 @@
 """The crew as a LangGraph StateGraph.
 
-    START ─► consultant ─► clarify ─► scout ─► methodologist ─► review ─► analysts ─► interpreter ─► critic ─► author ─► END
-               ▲             │ (questions: interrupt)              │ (plan: interrupt)
-               └─────────────┘◄───────────── "change it" ──────────┘
+    START ─► consultant ─► clarify ─► scout ─► methodologist ─► await_data ─► review ─► analysts ─► interpreter ─► critic ─► author ─► END
+               ▲             │ (questions: interrupt)    ▲  ▲        │ (data request:  │ (plan: interrupt)
+               └─────────────┘                           │  └────────┘  interrupt)     │
+                                                         └─ a table ───┘               │
+               ◄──────────────────────────── "change it" ──────────────────────────────┘
     START ─► follow_up ─► methodologist (a change after the report) or author (nothing to change)
 
 ``graph`` (this module's attribute, named in langgraph.json) is compiled WITHOUT a checkpointer:
@@ -29,6 +31,7 @@ def build_graph() -> StateGraph:
     g.add_node("clarify", nodes.clarify)          # routes by Command: consultant | scout | author
     g.add_node("scout", nodes.scout)
     g.add_node("methodologist", nodes.methodologist)
+    g.add_node("await_data", nodes.await_data)    # routes by Command: review | methodologist | scout | author
     g.add_node("review", nodes.review)            # routes by Command: analysts | consultant | review | author
     g.add_node("analysts", nodes.analysts)
     g.add_node("interpreter", nodes.interpreter)
@@ -42,7 +45,7 @@ def build_graph() -> StateGraph:
     g.add_edge("consultant", "clarify")
     # the inventory feeds the plan, and the plan goes to the user
     g.add_edge("scout", "methodologist")
-    g.add_edge("methodologist", "review")
+    g.add_edge("methodologist", "await_data")  # a data request waits there; a plan passes on to review
     # after approval the run is interpreted, criticised and written up
     g.add_edge("analysts", "interpreter")
     g.add_edge("interpreter", "critic")

@@ -152,27 +152,25 @@ class _Tools:
 
     def studio_context(self, role: str, study_id: str | None = None, workspace: dict[str, Any] | None = None,
                        text: str | None = None) -> dict[str, Any]:
-        """What a role's model would read (system prompt and evidence), for a client that writes the prose."""
-        from roles.narrate import role_context
+        """What a role's model would read (system prompt, reply schema, context) for a client that runs its own
+        model: role consultant (with ``text``), methodologist (``text``: a change asked for) or author."""
+        from aquascope_core.errors import InputError
 
+        if role not in ("consultant", "methodologist", "author"):
+            raise InputError.bad_value("role", role, "consultant, methodologist or author")
         with self._open(study_id, workspace) as s:
-            return role_context(s.workspace(), role, text)
+            if role == "consultant":
+                return s.consultant_context(text or s.workspace().request.get("text") or "")
+            if role == "methodologist":
+                return s.methodologist_context(text)
+            return s.author_context()
 
     def studio_narrate(self, sections: dict[str, str], source: str, study_id: str | None = None,
                        workspace: dict[str, Any] | None = None, include_workspace: bool = False) -> dict[str, Any]:
-        """Put your prose into a finished report (summary, problem, recommendations); sentences whose
-        numbers are in no result are dropped."""
-        from aquascope_core.workspace import ArtifactStore
-        from roles.narrate import narrate
-
+        """Put your prose into a finished report (section id -> Markdown, or "answer"); every sentence is checked
+        against the results and dropped when one of its numbers is in none."""
         with self._open(study_id, workspace) as s:
-            ws = s.workspace()
-            out = narrate(ws, sections, source, ArtifactStore(ws.request.get("artifact_root") or s.artifact_root))
-            s.graph.update_state(s.config, {"report": ws.report, "artifacts": ws.artifacts}, as_node="author")
-            out["study_id"] = s.id
-            if include_workspace:
-                out["workspace"] = s.to_dict()
-            return out
+            return self._answer(s, s.narrate(sections, source=source), include_workspace)
 
     def studio_export(self, out: str, study_id: str | None = None,
                       workspace: dict[str, Any] | None = None) -> dict[str, Any]:

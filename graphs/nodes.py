@@ -14,6 +14,7 @@ can answer: ``{"type": "accept"}``, ``{"type": "edit", "args": {...}}``, ``{"typ
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any, Literal, Mapping
 
 from langgraph.config import get_stream_writer
@@ -82,8 +83,8 @@ def consultant(state: CrewState, runtime: Runtime[CrewContext]) -> dict[str, Any
     start = start_update(state, _config(), ctx) if not state.get("brief") else {}
     ws = _workspace({**state, **start})
     answers = ws.request.get("answers")
-    role(ws, answers=answers, model=ctx.model_for("consultant"))
-    ws.request = {k: v for k, v in ws.request.items() if k != "answers"}
+    role(ws, answers=answers, model=ctx.model_for("consultant"), proposed=ws.request.get("proposed_brief"))
+    ws.request = {k: v for k, v in ws.request.items() if k not in ("answers", "proposed_brief")}
     return _delta(state, ws)
 
 
@@ -111,7 +112,8 @@ def analysts(state: CrewState, runtime: Runtime[CrewContext]) -> dict[str, Any]:
     from roles import analysts as role
 
     ws = _workspace(state)
-    role(ws, data=_context(runtime).data_for(ws))
+    ctx = _context(runtime)
+    role(ws, data=ctx.data_for(ws), max_replans=ctx.max_replans, model=ctx.model_for("analysts"))
     return _delta(state, ws)
 
 
@@ -137,31 +139,39 @@ def author(state: CrewState, runtime: Runtime[CrewContext]) -> dict[str, Any]:
     ws = _workspace(state)
     ctx = _context(runtime)
     ws.study = mirror_decisions(ws.study, ws.request)
-    role(ws, model=ctx.model_for("author"), store=_store(ws, ctx))
+    role(ws, model=ctx.model_for("author"), critic_model=ctx.model_for("critic"), store=_store(ws, ctx))
     return {**_delta(state, ws), "answer": (ws.report or {}).get("answer", ""), "title": (ws.report or {}).get("title", "")}
 
 
-def follow_up(state: CrewState, runtime: Runtime[CrewContext]) -> Command[Literal["methodologist", "author"]]:
-    """A follow-up after the report: a change the brief can express is planned again and goes to review."""
-    from roles.consultant import read_intake
+def follow_up(state: CrewState, runtime: Runtime[CrewContext]) -> Command[Literal["methodologist", "author", "__end__"]]:
+    """A follow-up after the report: a question is answered from the results (every number checked); a
+    change the brief can express is planned again and goes to review."""
     from aquascope_core import playbooks
+    from roles.follow_up import answer, classify
 
     ws = _workspace(state)
     text = ws.request.get("follow_up") or ""
     brief = dict(ws.brief or {})
-    change = read_intake(brief["playbook"], text) if brief.get("playbook") else {}
-    ws.follow_ups.append({"text": text, "change": change})
+    verdict = classify(ws, text)
+    ws.follow_ups.append({"text": text, "kind": verdict["kind"], "change": verdict["change"], "why": verdict["why"]})
     ws.request = {k: v for k, v in ws.request.items() if k != "follow_up"}
-    if change:
+    if verdict["kind"] == "change" and verdict["change"]:
+        change = verdict["change"]
         stated = {**(brief.get("intake_stated") or {}), **change}
         brief["intake_stated"] = stated
         brief["intake"] = playbooks.coerce_intake(brief["playbook"], stated)
         brief["problem"] = f"{brief.get('problem', '')} (follow-up: {text})"
         ws.brief = brief
-        ws.event("consultant", "follow_up", {"text": text, "change": change})
+        ws.event("consultant", "follow_up", {"text": text, "kind": "change", "change": change})
         return Command(goto="methodologist", update=_delta(state, ws))
+    if verdict["kind"] == "question":
+        reply = answer(ws, text)
+        ws.event("consultant", "follow_up", {"text": text, "kind": "question", "answered": reply["answered"]})
+        ws.say("consultant", reply["text"], kind="answer", payload={"follow_up": text, "basis": reply["basis"],
+                                                                   "answered": reply["answered"]})
+        return Command(goto="__end__", update=_delta(state, ws))
     ws.say("consultant", "The follow-up names no change the crew can plan (a return period, a decision); the report stands.",
-           kind="answer")
+           kind="answer", payload={"follow_up": text, "answered": False})
     return Command(goto="author", update=_delta(state, ws))
 
 
@@ -320,6 +330,65 @@ def review(state: CrewState) -> Command[Literal["analysts", "consultant", "revie
         brief["feedback"] = [*(brief.get("feedback") or []), request["answers"]]
         return Command(goto="consultant", update={"request": request, "brief": brief})
     return Command(goto="review")
+
+
+def data_request_interrupt(state: Mapping[str, Any]) -> dict[str, Any]:
+    from roles.methodologist import request_text
+
+    req = state.get("pending_request") or {}
+    return {
+        "action_request": {"action": "provide_data", "args": {"request": req}},
+        "config": {"allow_accept": bool(req.get("continue_without")), "allow_edit": True, "allow_respond": True,
+                   "allow_ignore": True},
+        "description": request_text(req) + "\n\nAdd the table (Studio.add_table, or --data with --resume) and respond "
+                       "\"table added\", respond with the missing value in words, respond \"continue without\""
+                       + (" (or accept)" if req.get("continue_without") else "") + ", or ignore to end the study.",
+    }
+
+
+def await_data(state: CrewState) -> Command[Literal["review", "methodologist", "scout", "author"]]:
+    """A data request waits for the user (an interrupt); a plan passes straight on to review."""
+    req = state.get("pending_request")
+    if state.get("status") != "waiting" or not req:
+        return Command(goto="review")
+    from roles.consultant import read_intake
+    from roles.methodologist import request_text
+    from roles.requests import apply_continue_without, is_continue_without
+
+    resp = normalise_response(interrupt(data_request_interrupt(state)))
+    brief = dict(state.get("brief") or {})
+    kind, args = resp["type"], resp["args"]
+    if kind == "edit" and isinstance(args, Mapping):  # the inbox shape nests the values under args.args
+        args = args.get("args") if isinstance(args.get("args"), Mapping) else args
+        intake = args.get("intake") if isinstance(args.get("intake"), Mapping) else args
+        stated = {**(brief.get("intake_stated") or {}), **{k: v for k, v in intake.items() if v is not None}}
+        return _replan(brief, stated, "methodologist")
+    text = str(args or "") if kind == "response" else ""
+    if kind == "accept" or is_continue_without(text):
+        if req.get("continue_without"):
+            return Command(goto="methodologist", update={"brief": apply_continue_without(brief, req),
+                                                         "pending_request": None, "status": "planning"})
+        reason = request_text(req) + " There is no way to continue without it."
+        return Command(goto="author", update={"status": "declined", "pending_request": None,
+                                              "brief": {**brief, "declined_reason": reason}})
+    if kind == "response" and re.search(r"\b(table|file|data|record)s?\b.*\b(added|attached|uploaded)\b|"
+                                        r"\b(added|attached|uploaded)\b", text, re.I):
+        return Command(goto="scout", update={"pending_request": None, "status": "scouting"})
+    if kind == "response" and brief.get("playbook"):
+        change = read_intake(brief["playbook"], text)
+        if change:
+            return _replan(brief, {**(brief.get("intake_stated") or {}), **change}, "methodologist")
+        return Command(goto="await_data")  # words the crew cannot read: ask again
+    return Command(goto="author", update={"status": "declined", "pending_request": None,
+                                          "brief": {**brief, "declined_reason": request_text(req)}})
+
+
+def _replan(brief: dict[str, Any], stated: dict[str, Any], goto: str) -> Command:
+    from aquascope_core import playbooks
+
+    intake = playbooks.coerce_intake(brief["playbook"], stated)
+    return Command(goto=goto, update={"brief": {**brief, "intake_stated": stated, "intake": intake},
+                                      "pending_request": None, "status": "planning"})
 
 
 def route_start(state: CrewState) -> Literal["consultant", "follow_up"]:

@@ -16,12 +16,13 @@ import contextlib
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 from langgraph.types import Command
 
 from aquascope_core.data.base import validate_point
 from aquascope_core.errors import DataNotFoundError, InputError, StudyError
+from aquascope_core.study import Study
 from aquascope_core.workspace import ArtifactStore, Workspace, aquascope_home, new_study_id
 from graphs.checkpoint import describe, open_checkpointer
 from graphs.context import CrewContext
@@ -64,8 +65,9 @@ class Studio:
                  radius_km: float = 50.0, data: Mapping[str, Any] | None = None,
                  live_options: Mapping[str, Mapping[str, Any]] | None = None, checkpointer: Any = None,
                  artifact_root: str | Path | None = None, on_event: Callable[[dict[str, Any]], None] | None = None,
-                 out: str | Path | None = None) -> None:
+                 out: str | Path | None = None, max_usd: float | None = None, api_key_env: str | None = None) -> None:
         self.id = study_id or new_study_id()
+        self.max_usd = float(max_usd) if max_usd is not None else None
         self.site = None
         if lat is not None or lon is not None:
             la, lo = validate_point(lat, lon)
@@ -81,7 +83,8 @@ class Studio:
         self.graph = compile_graph(saver)
         self.config = {"configurable": {"thread_id": self.id}}
         self.artifact_root = str(artifact_root) if artifact_root else str(aquascope_home() / "studies" / self.id / "artifacts")
-        self.context = CrewContext(model=model, role_models=dict(role_models or {}), api_key=api_key, base_url=base_url,
+        self.context = CrewContext(model=model, role_models=dict(role_models or {}), api_key=api_key,
+                                   api_key_env=api_key_env, base_url=base_url,
                                    timeout=timeout, artifact_root=self.artifact_root, live=live,
                                    live_options=dict(live_options or {}))
         # the user's tables are read once here, so an unreadable one is refused before anything runs
@@ -164,6 +167,9 @@ class Studio:
             if action == "answer_questions":
                 return Reply("questions", value.get("description", ""),
                              {"questions": (values.get("brief") or {}).get("questions") or []}, status, self.id)
+            if action == "provide_data":
+                req = values.get("pending_request") or {}
+                return Reply("data_request", value.get("description", ""), {"request": req}, status, self.id)
             if action == "approve_plan":
                 msgs = [m for m in values.get("messages") or [] if m.get("kind") in ("plan", "plan_errors")]
                 text = "\n\n".join(m["text"] for m in msgs[-2:] if m is not None) if msgs and msgs[-1]["kind"] == "plan_errors" \
@@ -183,8 +189,12 @@ class Studio:
         last = (values.get("messages") or [{}])[-1]
         return Reply(last.get("kind", "answer"), last.get("text", ""), {}, status, self.id)
 
-    def say(self, text: str, *, intake: Mapping[str, Any] | None = None, playbook: str | None = None) -> Reply:
-        """Start the study with the problem text, answer the crew's questions, or ask for a change."""
+    def say(self, text: str, *, intake: Mapping[str, Any] | None = None, playbook: str | None = None,
+            proposed: Mapping[str, Any] | None = None) -> Reply:
+        """Start the study with the problem text, answer the crew's questions, or ask for a change.
+
+        ``proposed`` is the brief a face's own model wrote from :meth:`consultant_context` (``{"brief": {"intake":
+        ..., "questions": [...]}, "source": "device"}``): coerced like the crew's own model reply."""
         if not isinstance(text, str) or not text.strip():
             raise InputError("The problem text is empty: describe the question, for example "
                              "\"Design flow for a road crossing, 100-year\".", argument="text", value=text)
@@ -199,11 +209,15 @@ class Studio:
                 request["playbook"] = playbook
             if self.out:
                 request["out"] = self.out
+            if proposed is not None:
+                request["proposed_brief"] = dict(proposed)
+            if self.max_usd is not None:
+                request["max_usd"] = self.max_usd
             return self._run({"id": self.id, "site": self.site, "request": request, "status": "intake",
                               "tables": dict(self._tables),
                               "messages": [{"role": "user", "kind": "text", "text": text}]})
         pending = self.pending()
-        if pending in ("answer_questions", "approve_plan"):
+        if pending in ("answer_questions", "approve_plan", "provide_data"):
             return self._run(Command(resume={"type": "response", "args": text}))
         if snap.values.get("status") in ("done", "declined"):
             return self.follow_up(text)
@@ -219,20 +233,55 @@ class Studio:
             self._tables[name] = entry
         else:
             tables = {**(self._snapshot().values.get("tables") or {}), name: entry}
-            self.graph.update_state(self.config, {"tables": tables})
+            if self.pending() == "provide_data":  # the table the crew asked for: inventory it and plan again
+                self._run(Command(resume={"type": "response", "args": f"table added: {name}"}, update={"tables": tables}))
+            else:
+                self.graph.update_state(self.config, {"tables": tables})
         return entry
 
-    def approve(self, edits: Mapping[str, Any] | None = None) -> Reply:
-        """Approve the plan (with edits: ``{"steps": {id: {field: value}}}``, ``{"drop": [ids]}`` or ``{"study": {...}}``)."""
+    def reply(self) -> Reply:
+        """What the crew says now: the questions, the plan, a data request, the report or the decline."""
+        return self._reply()
+
+    def approve(self, edits: Mapping[str, Any] | None = None, *, plan: Mapping[str, Any] | None = None) -> Reply:
+        """Approve the plan (with edits: ``{"steps": {id: {field: value}}}``, ``{"drop": [ids]}`` or ``{"study": {...}}``).
+
+        ``plan`` is a plan a face's own model wrote in the Methodologist's reply shape (see
+        :meth:`methodologist_context`): validated, its not-defensible or invalid steps pruned, the crew's plan kept
+        when nothing valid remains; the reply's payload says ``plan_used`` ("proposed" or "tree") and ``plan_errors``.
+        """
         pending = self.pending()
         if pending == "answer_questions":
             self._run(Command(resume={"type": "accept"}))
             pending = self.pending()
+        if pending == "provide_data":
+            raise StudyError("the study waits for data, not for an approval: " +
+                             ((self._snapshot().values.get("pending_request") or {}).get("what") or "see the request"),
+                             recovery="add_table(...) the data, say the missing value, or say(\"continue without\").")
         if pending != "approve_plan":
             raise StudyError(f"there is no plan waiting for approval (status {self.status!r})",
                              recovery="Start the study with say(...) first.")
+        if plan is not None:
+            return self._approve_proposed(plan)
         resp = {"type": "edit", "args": dict(edits)} if edits else {"type": "accept"}
         return self._run(Command(resume=resp))
+
+    def _approve_proposed(self, plan: Mapping[str, Any]) -> Reply:
+        from roles.compose import compose
+
+        ws = self.workspace()
+        composed = compose(None, ws, role="methodologist", system="", brief=ws.brief or {},
+                           recon=(ws.inventory or {}).get("recon") or {}, inventory=ws.inventory or {},
+                           tree=Study.from_dict(ws.study), reply=plan, source=str(plan.get("source") or "device"))
+        if composed.study is not None:
+            composed.study.id = self.id
+            reply = self._run(Command(resume={"type": "edit", "args": {"study": composed.study.to_dict()}}))
+            used = "proposed" if self.status != "review" else "tree"
+        else:
+            reply = self._run(Command(resume={"type": "accept"}))
+            used = "tree"
+        reply.payload = {**reply.payload, "plan_used": used, "plan_errors": composed.errors, "plan_notes": composed.notes}
+        return reply
 
     def decline(self) -> Reply:
         """Decline the plan (or the questions): the study ends as declined."""
@@ -248,7 +297,11 @@ class Studio:
         request = dict(snap.values.get("request") or {})
         request["follow_up"] = text
         self.graph.update_state(self.config, {"request": request}, as_node="author")
-        return self._run({"request": request})
+        reply = self._run({"request": request})
+        last = (self._snapshot().values.get("messages") or [{}])[-1]
+        if last.get("kind") == "answer" and (last.get("payload") or {}).get("follow_up") == text:
+            return Reply("answer", last["text"], dict(last.get("payload") or {}), reply.status, self.id)
+        return reply
 
     # -- history and forks (graphs.forks, graphs.sensitivity) -----------------------------------
     def history(self) -> list[dict[str, Any]]:
@@ -324,3 +377,59 @@ class Studio:
                 return False
 
         return [next((st for st in stores if holds(st, ref)), stores[0]).export(ref, dest) for ref in ws.artifacts]
+
+    # -- bring your own model -------------------------------------------------------------------
+    # A face that runs its own model asks for a role's prompt and context, and hands the reply back: the crew
+    # treats it exactly like its own model's reply (coerced, validated, numbers checked).
+    def consultant_context(self, text: str) -> dict[str, Any]:
+        """The Consultant's system prompt, the reply schema and the compact context for ``text``."""
+        from roles.consultant import choose_playbook, consultant_payload
+        from roles.prompts import CONSULTANT_SYSTEM, REPLY_SCHEMAS
+        from aquascope_core import playbooks
+
+        values = self._snapshot().values or {}
+        ws = self.workspace() if values else Workspace(site=dict(self.site or {}), request={"radius_km": self.radius_km},
+                                                         tables=dict(self._tables))
+        pid = (ws.brief or {}).get("playbook") or choose_playbook(text)[0]
+        if pid is None:
+            raise InputError("the text matches no playbook, so there is no intake to fill", argument="text",
+                             value=text, recovery="Name the study (a design flood, a drought status, ...).")
+        return {"role": "consultant", "system": CONSULTANT_SYSTEM, "reply_schema": REPLY_SCHEMAS["consultant"],
+                "context": consultant_payload(ws, text, playbooks.load(pid))}
+
+    def methodologist_context(self, request: str | None = None) -> dict[str, Any]:
+        """The Methodologist's prompt and context for the plan waiting for approval (``request``: a change)."""
+        from roles.compose import methodologist_payload
+        from roles.prompts import METHODOLOGIST_SYSTEM, REPLY_SCHEMAS
+
+        ws = self.workspace()
+        if not ws.inventory:
+            raise StudyError("the crew has not inventoried the site yet", recovery="say(...) the problem first.")
+        tree = Study.from_dict(ws.study) if ws.study else None
+        from roles.knowledge import with_knowledge
+
+        system = with_knowledge(METHODOLOGIST_SYSTEM, (ws.brief or {}).get("playbook"), "planning")
+        return {"role": "methodologist", "system": system, "reply_schema": REPLY_SCHEMAS["methodologist"],
+                "context": methodologist_payload(ws.brief or {}, (ws.inventory or {}).get("recon") or {},
+                                                 ws.inventory or {}, tree, request)}
+
+    def author_context(self, issues: Sequence[Mapping[str, Any]] | None = None) -> dict[str, Any]:
+        """The Author's prompt and context (with ``issues``: the fix round's)."""
+        from roles.author import author_payload
+        from roles.prompts import AUTHOR_FIX_SYSTEM, AUTHOR_SYSTEM, REPLY_SCHEMAS
+
+        ws = self.workspace()
+        if not ws.findings:
+            raise StudyError("there are no results to write about yet", recovery="Approve the plan first.")
+        return {"role": "author", "system": AUTHOR_FIX_SYSTEM if issues else AUTHOR_SYSTEM,
+                "reply_schema": REPLY_SCHEMAS["author"], "context": author_payload(ws, issues)}
+
+    def narrate(self, sections: Mapping[str, str], source: str = "device") -> Reply:
+        """A face's own prose for the finished report, sentence by sentence checked against the results."""
+        from roles.author import narrate
+
+        ws = self.workspace()
+        out = narrate(ws, sections, source=source, store=ArtifactStore(self.artifact_root))
+        self.graph.update_state(self.config, {"report": ws.report, "artifacts": ws.artifacts, "events": ws.events},
+                                as_node="author")
+        return Reply("report", ws.report["answer"], out, ws.status, self.id)

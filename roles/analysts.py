@@ -23,8 +23,12 @@ ROLE = "analysts"
 
 
 def analysts(ws: Workspace, *, data: DataContext | None = None, extra: Mapping[str, Any] | None = None,
-             max_replans: int = 1) -> Workspace:
-    """Write ``ws.run`` (results with payloads and gates) and the study's ``results``."""
+             max_replans: int = 1, model: Any = None) -> Workspace:
+    """Write ``ws.run`` (results with payloads and gates) and the study's ``results``.
+
+    With ``model``, a step that fails with no fallback of its own gets a replacement proposed by the model
+    for the problem kind (roles.fallbacks), validated like any composed step, at most ``max_replans`` times.
+    """
     ws.status = "running"
     study = Study.from_dict(ws.study)
     data = data or DataContext.from_tables(ws.tables, ws.site, live=bool(ws.request.get("live")))
@@ -49,8 +53,13 @@ def analysts(ws: Workspace, *, data: DataContext | None = None, extra: Mapping[s
             f"step {step.id} failed ({result.failed_reason}); the {branch} branch ran in its place")
         return steps
 
+    propose = None
+    if model is not None:
+        from roles.fallbacks import proposer
+
+        propose = proposer(ws, model)
     run = run_study(study, callables=callables(data=data, extra=extra), on_event=relay, replan=replan,
-                    max_replans=max_replans)
+                    max_replans=max_replans, propose=propose)
     ws.run = run.to_dict()
     ws.study = study.to_dict()
     s = run.summary

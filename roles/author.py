@@ -25,7 +25,7 @@ from roles.critic import evidence_pool
 from roles.specialists import recommendations, step_tables
 from roles.specialists.common import band_text, fmt
 
-__all__ = ["author", "build_report", "write_files"]
+__all__ = ["author", "build_report", "write_files", "narrate", "author_payload", "model_notes"]
 
 ROLE = "author"
 VERIFIED_SECTIONS = ("summary", "problem", "site_data", "methodology", "results", "limitations", "recommendations")
@@ -213,6 +213,9 @@ def _appendix(ws: Workspace) -> dict[str, Any]:
              "```", "aquascope run study.yaml", "```", "",
              "The files beside this report: `study.yaml` (the approved plan with its gates and results), "
              "`workspace.json` (everything the crew wrote)."]
+    notes = model_notes(ws)
+    if notes:
+        lines += ["", "**The model.**", ""] + [f"- {n}" for n in notes]
     ledger = ws.ledger or {}
     if ledger:
         rows = [[role, v.get("calls"), v.get("prompt_tokens"), v.get("completion_tokens"),
@@ -237,8 +240,13 @@ def _declined(ws: Workspace) -> dict[str, Any]:
             "not_established": [], "critique_ok": None, "references": [], "written_by": {"all": "keyless"}}
 
 
-def build_report(ws: Workspace, *, model: Any = None) -> dict[str, Any]:
-    """The report dict (sections in order), verified against the evidence."""
+def build_report(ws: Workspace, *, model: Any = None, critic_model: Any = None) -> dict[str, Any]:
+    """The report dict (sections in order), verified against the evidence.
+
+    With ``critic_model`` the draft is read by the Critic's model, the Author rewrites what it names (a fix
+    round, with ``model``), and the Critic reads it once more (roles.critic_review); the deterministic checks
+    run last and win.
+    """
     if ws.status == "declined" or (ws.brief or {}).get("declined_reason"):
         return _declined(ws)
     refs_section, refs = _references(ws)
@@ -247,8 +255,13 @@ def build_report(ws: Workspace, *, model: Any = None) -> dict[str, Any]:
     written_by = {s["id"]: "keyless" for s in sections}
     pool = evidence_pool(ws)
     dropped: list[dict[str, Any]] = []
+    keyless_text = {s["id"]: s.get("text") or "" for s in sections}
     if model is not None:
         _model_prose(ws, model, sections, pool, written_by, dropped)
+    if critic_model is not None:
+        _model_critique(ws, model, critic_model, sections, pool, written_by, dropped, keyless_text)
+    if model is not None or critic_model is not None:  # the ledger and the fallbacks as they stand now
+        sections[-1] = _appendix(ws)
     check = verify(_verified_text(sections), pool)
     answer = (ws.findings or {}).get("decision", {}).get("answer", "")
     critique_ok = bool((ws.critique or {}).get("ok")) and check["ok"]
@@ -279,7 +292,53 @@ def build_report(ws: Workspace, *, model: Any = None) -> dict[str, Any]:
     }
 
 
+MODEL_EDITABLE = ("summary", "problem", "recommendations")
+
+
+def _model_critique(ws: Workspace, model: Any, critic_model: Any, sections: list[dict[str, Any]], pool: set[float],
+                    written_by: dict[str, str], dropped: list[dict[str, Any]], keyless: Mapping[str, str]) -> None:
+    from roles.critic_review import checked_issues, fix_round, model_review
+
+    first = model_review(ws, critic_model, sections)
+    rewritten: list[str] = []
+    second = None
+    if first:
+        rewritten = fix_round(ws, model, sections, first, pool, written_by, dropped, editable=MODEL_EDITABLE,
+                              keyless=keyless)
+        second = model_review(ws, critic_model, sections, pass_no=2)
+    remaining = checked_issues(second if second is not None else (first or []), pool)
+    ws.critique = {**(ws.critique or {}), "model_review": {
+        "passes": 0 if first is None else (2 if second is not None else 1), "first": first or [],
+        "second": second or [], "rewritten": rewritten, "remaining": remaining}}
+    if remaining:
+        lim = next(s for s in sections if s["id"] == "limitations")
+        lim["text"] += "\n\n**Points the review raised that stand.**\n\n" + "\n".join(
+            f"- {i['section']} ({i['severity']}): {i['problem'] or i['fix']} Fix: {i['fix']}" for i in remaining)
+
+
+def model_notes(ws: Workspace) -> list[str]:
+    """Which roles ran keyless although a model was asked for, and why (unreachable, budget spent)."""
+    req = ws.request or {}
+    notes = []
+    seen: set[str] = set()
+    for fb in req.get("model_fallbacks") or []:
+        if fb["role"] not in seen:
+            seen.add(fb["role"])
+            notes.append(f"The {fb['role']} ran keyless: the model could not be used ({fb['reason']}).")
+    after = req.get("keyless_after_budget") or []
+    if after:
+        notes.append(f"The budget of USD {req.get('max_usd')} was spent; after it "
+                     + ", ".join(after) + " ran keyless.")
+    return notes
+
+
 def _ledger_line(ws: Workspace) -> str:
+    if (ws.request or {}).get("keyless_after_budget"):
+        return _ledger_calls(ws) + f" · budget USD {ws.request.get('max_usd')} spent"
+    return _ledger_calls(ws)
+
+
+def _ledger_calls(ws: Workspace) -> str:
     if not ws.ledger:
         return "no model calls"
     calls = sum(v.get("calls", 0) for v in ws.ledger.values())
@@ -295,11 +354,75 @@ def _verified_text(sections: Sequence[Mapping[str, Any]]) -> str:
     return "\n".join(_section_md(s) for s in sections if s["id"] in VERIFIED_SECTIONS)
 
 
+def author_payload(ws: Workspace, issues: Sequence[Mapping[str, Any]] | None = None) -> dict[str, Any]:
+    """What the Author's model reads: the decision, the key numbers, the critique (or the issues of a fix
+    round), the caveats and the sections it may write."""
+    return {"decision": (ws.findings or {}).get("decision"),
+            "key_numbers": [{k: f.get(k) for k in ("label", "value", "unit", "band")}
+                            for f in (ws.findings or {}).get("findings", [])],
+            "critique": {"ok": (ws.critique or {}).get("ok"),
+                         "issues": list(issues) if issues is not None else (ws.critique or {}).get("issues")},
+            "caveats": ((ws.study or {}).get("plan") or {}).get("caveats"), "sections": sorted(MODEL_EDITABLE)}
+
+
+def narrate(ws: Workspace, sections: Mapping[str, str], *, source: str = "device",
+            store: ArtifactStore | None = None) -> dict[str, Any]:
+    """Prose a face's own model wrote for a finished report: every sentence is checked against the results and
+    dropped when its numbers are in none; the report says who wrote which section and its files are rewritten.
+
+    ``sections`` maps section ids (and ``answer``) to Markdown. Returns ``{"dropped": n, "written_by": {...}}``.
+    """
+    from aquascope_core.errors import StudyError
+
+    if ws.status != "done" or not ws.report:
+        raise StudyError(f"narrate needs a finished report (status {ws.status!r})",
+                         recovery="Approve the plan and let the crew write the report first.")
+    pool = evidence_pool(ws)
+    report = dict(ws.report)
+    secs = [dict(s) for s in report["sections"]]
+    written_by = dict(report.get("written_by") or {})
+    dropped = list(report.get("dropped") or [])
+    n_before = len(dropped)
+    known = {s["id"] for s in secs} | {"answer"}
+    for sid, text in (sections or {}).items():
+        if sid not in known or not isinstance(text, str) or not text.strip():
+            continue
+        kept = []
+        for sent in sentences(text):
+            v = verify(sent, pool)
+            if v["ok"]:
+                kept.append(sent)
+            else:
+                dropped.append({"section": sid, "sentence": sent, "numbers": [u["number"] for u in v["unmatched"]],
+                                "source": source})
+        if not kept:
+            continue
+        prose = " ".join(kept)
+        if sid == "answer":
+            report["answer"] = prose
+        else:
+            sec = next(s for s in secs if s["id"] == sid)
+            if sid == "summary":  # the keyless answer and grade stay under the prose, and so does a notice
+                notice = sec["text"].split("\n\n", 1)[0] if sec["text"].startswith("**Notice") else ""
+                prose = "\n\n".join(x for x in (notice, prose, _summary(ws)["text"]) if x)
+            sec["text"] = prose
+        written_by[sid] = source
+    report.update(sections=secs, written_by=written_by, dropped=dropped)
+    report["footer"] = {**(report.get("footer") or {}), "text": (
+        f"aquascope {__version__} · study {ws.id} · written by: " +
+        ", ".join(f"{k}: {v}" for k, v in written_by.items() if v != "keyless") + " (checked against the results)"
+        + " · " + _ledger_line(ws))}
+    ws.report = report
+    write_files(ws, store or ArtifactStore.for_study(ws.id))
+    ws.event(ROLE, "narrated", {"source": source, "dropped": len(dropped) - n_before})
+    return {"dropped": len(dropped) - n_before, "written_by": written_by}
+
+
 def _model_prose(ws: Workspace, model: Any, sections: list[dict[str, Any]], pool: set[float],
                  written_by: dict[str, str], dropped: list[dict[str, Any]]) -> None:
     from roles.prompts import AUTHOR_SYSTEM
 
-    editable = {"summary", "problem", "recommendations"}
+    editable = set(MODEL_EDITABLE)
 
     def check(obj: Any) -> dict[str, str]:
         secs = obj.get("sections") if isinstance(obj, Mapping) else None
@@ -307,11 +430,10 @@ def _model_prose(ws: Workspace, model: Any, sections: list[dict[str, Any]], pool
             raise ValueError("the reply needs a 'sections' object")
         return {k: v for k, v in secs.items() if k in editable and isinstance(v, str) and v.strip()}
 
-    payload = {"decision": (ws.findings or {}).get("decision"),
-               "key_numbers": [{k: f.get(k) for k in ("label", "value", "unit", "band")} for f in (ws.findings or {}).get("findings", [])],
-               "critique": {"ok": (ws.critique or {}).get("ok"), "issues": (ws.critique or {}).get("issues")},
-               "caveats": ((ws.study or {}).get("plan") or {}).get("caveats"), "sections": sorted(editable)}
-    prose = model.call_json(ws, ROLE, AUTHOR_SYSTEM, payload, check)
+    from roles.knowledge import with_knowledge
+
+    prose = model.call_json(ws, ROLE, with_knowledge(AUTHOR_SYSTEM, (ws.brief or {}).get("playbook"), "recommendations"),
+                            author_payload(ws), check)
     if not prose:
         return
     for sec in sections:
@@ -347,12 +469,13 @@ def write_files(ws: Workspace, store: ArtifactStore) -> list[dict[str, Any]]:
     return refs
 
 
-def author(ws: Workspace, *, model: Any = None, store: ArtifactStore | None = None) -> Workspace:
+def author(ws: Workspace, *, model: Any = None, critic_model: Any = None,
+           store: ArtifactStore | None = None) -> Workspace:
     """Write ``ws.report`` and the report files; status ``done`` (or ``declined`` kept)."""
     declined = ws.status == "declined"
     ws.status = "declined" if declined else "authoring"
     ws.event(ROLE, "start", None)
-    ws.report = build_report(ws, model=model)
+    ws.report = build_report(ws, model=model, critic_model=critic_model)
     ws.status = "declined" if declined else "done"
     store = store or ArtifactStore.for_study(ws.id)
     write_files(ws, store)

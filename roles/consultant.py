@@ -17,7 +17,7 @@ from aquascope_core import playbooks
 from aquascope_core.errors import InputError
 from aquascope_core.workspace import Workspace
 
-__all__ = ["consultant", "choose_playbook", "read_intake", "JUST_GO"]
+__all__ = ["consultant", "choose_playbook", "read_intake", "consultant_payload", "JUST_GO"]
 
 ROLE = "consultant"
 JUST_GO = ("just go", "go ahead", "use the defaults", "defaults", "proceed", "go")
@@ -272,8 +272,11 @@ def _questions(pb: Mapping[str, Any], stated: Mapping[str, Any]) -> list[dict[st
 
 
 def consultant(ws: Workspace, text: str | None = None, *, answers: Mapping[str, Any] | str | None = None,
-               model: Any = None) -> Workspace:
-    """Write ``ws.brief`` from the problem text (and any answers to earlier questions)."""
+               model: Any = None, proposed: Mapping[str, Any] | None = None) -> Workspace:
+    """Write ``ws.brief`` from the problem text (and any answers to earlier questions).
+
+    ``proposed`` is a brief a face's own model wrote (``{"brief": {"intake": ..., "questions": [...]},
+    "source": "device"}``): it is coerced exactly like this role's model reply (unknown fields dropped)."""
     text = text if text is not None else ws.request.get("text", "")
     if not isinstance(text, str) or not text.strip():
         raise InputError("The problem text is empty: describe the question, for example "
@@ -306,13 +309,23 @@ def consultant(ws: Workspace, text: str | None = None, *, answers: Mapping[str, 
     elif isinstance(answers, Mapping):
         stated.update({k: v for k, v in answers.items() if v is not None})
     source = "keyless"
-    if model is not None:
-        proposed = _model_brief(ws, model, text, pb)
-        if proposed:
-            stated = {**proposed, **stated}
-            source = "model"
+    model_questions: list[dict[str, Any]] = []
+    reply = None
+    if proposed is not None:
+        try:
+            reply = _coerce_brief_reply(pb, proposed.get("brief", proposed))
+        except ValueError as exc:
+            ws.event(ROLE, "proposed_brief_rejected", {"reason": str(exc)})
+        model_source = str(proposed.get("source") or "device")
+    elif model is not None:
+        reply = _model_brief(ws, model, text, pb)
+        model_source = "model"
+    if reply:
+        stated = {**reply["intake"], **stated}
+        model_questions = reply["questions"]
+        source = model_source
     intake = playbooks.coerce_intake(pb, stated)
-    questions = [] if just_go else _questions(pb, stated)
+    questions = [] if just_go else _merge_questions(_questions(pb, stated), model_questions)
     assumed = [f"{q.get('label', q['name'])}: {intake.get(q['name'])} (default)" for q in pb.get("intake", [])
                if q["name"] not in stated and intake.get(q["name"]) is not None]
     ready = not questions or bool(ws.request.get("assume_defaults"))
@@ -352,21 +365,51 @@ def _quantities(playbook_id: str, intake: Mapping[str, Any]) -> list[str]:
     return []
 
 
+def _coerce_brief_reply(pb: Mapping[str, Any], obj: Any) -> dict[str, Any]:
+    """A model's brief: the intake fields the playbook knows (coerced) and at most three questions."""
+    intake = obj.get("intake") if isinstance(obj, Mapping) else None
+    if not isinstance(intake, Mapping):
+        raise ValueError("the reply needs an 'intake' object")
+    known = {q["name"] for q in pb.get("intake", [])}
+    cleaned = {k: v for k, v in intake.items() if k in known and v is not None}
+    try:
+        playbooks.coerce_intake(pb, cleaned)
+    except InputError as exc:
+        raise ValueError(str(exc)) from None
+    qs = obj.get("questions") if isinstance(obj.get("questions"), list) else []
+    questions = [{"field": None, "question": str(q).strip().rstrip("?"), "options": None, "default": None}
+                 for q in qs if isinstance(q, str) and q.strip()][:3]
+    return {"intake": cleaned, "questions": questions}
+
+
+def _merge_questions(keyless: list[dict[str, Any]], model: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The keyless questions (the fields nothing gave) first, then the model's, at most three in one round."""
+    return (list(keyless) + [q for q in model if q["question"] not in {k["question"] for k in keyless}])[:3] \
+        if keyless else []
+
+
+def consultant_payload(ws: Workspace, text: str, pb: Mapping[str, Any]) -> dict[str, Any]:
+    """What the Consultant's model reads: the text, the site, the attached tables and a catalogue-only recon."""
+    from aquascope_core.recon import assess_site
+
+    nearby: list[dict[str, Any]] = []
+    site = ws.site or {}
+    if site.get("lat") is not None and site.get("lon") is not None:
+        try:
+            recon = assess_site(site["lat"], site["lon"], radius_km=float(ws.request.get("radius_km") or 50.0))
+        except Exception:  # noqa: BLE001 - the recon is context for the model, never a reason to stop
+            recon = {}
+        for st in (recon.get("stations") or [])[:8]:
+            nearby.append({"name": st.get("name"), "distance_km": st.get("distance_km"),
+                           "holds": [v.get("variable") for v in st.get("variables") or [] if v.get("usable")]})
+    tables = [{"name": name, "variables": [v.get("variable") for v in entry.get("variables") or []]}
+              for name, entry in (ws.tables or {}).items()]
+    return {"problem": text, "site": ws.site, "playbook": pb.get("id"), "tables": tables, "nearby": nearby,
+            "intake": [{k: q.get(k) for k in ("name", "label", "type", "options", "default")} for q in pb.get("intake", [])]}
+
+
 def _model_brief(ws: Workspace, model: Any, text: str, pb: Mapping[str, Any]) -> dict[str, Any] | None:
     from roles.prompts import CONSULTANT_SYSTEM
 
-    def check(obj: Any) -> dict[str, Any]:
-        intake = obj.get("intake") if isinstance(obj, Mapping) else None
-        if not isinstance(intake, Mapping):
-            raise ValueError("the reply needs an 'intake' object")
-        known = {q["name"] for q in pb.get("intake", [])}
-        cleaned = {k: v for k, v in intake.items() if k in known and v is not None}
-        try:
-            playbooks.coerce_intake(pb, cleaned)
-        except InputError as exc:
-            raise ValueError(str(exc)) from None
-        return cleaned
-
-    payload = {"problem": text, "site": ws.site, "playbook": pb.get("id"),
-               "intake": [{k: q.get(k) for k in ("name", "label", "type", "options", "default")} for q in pb.get("intake", [])]}
-    return model.call_json(ws, ROLE, CONSULTANT_SYSTEM, payload, check)
+    return model.call_json(ws, ROLE, CONSULTANT_SYSTEM, consultant_payload(ws, text, pb),
+                           lambda obj: _coerce_brief_reply(pb, obj))

@@ -50,6 +50,11 @@ def interpreter(ws: Workspace, *, model: Any = None) -> Workspace:
     kns = key_numbers(run, ctx)
     ws.event(ROLE, "start", {"key_numbers": len(kns)})
     decision = decide(brief.get("kind"), brief, study, run, kns)
+    ceiling = brief.get("grade_ceiling")  # set when the study went on without data it asked for
+    if ceiling and decision.get("grade") and decision["grade"] < ceiling:
+        decision = {**decision, "grade": ceiling,
+                    "grade_reason": f"{decision.get('grade_reason', '')}; held to {ceiling}: the study went on "
+                                    "without data it asked for".lstrip("; ")}
     grade = decision.get("grade")
     findings = []
     for kn in kns:
@@ -119,7 +124,10 @@ def _model_findings(ws: Workspace, model: Any, kns: list[dict[str, Any]], run: M
 
     payload = {"brief": {k: brief.get(k) for k in ("problem", "decision", "intake")},
                "key_numbers": [{k: kn.get(k) for k in ("label", "value", "unit", "path", "band")} for kn in kns]}
-    kept = model.call_json(ws, ROLE, INTERPRETER_SYSTEM, payload, check)
+    from roles.knowledge import with_knowledge
+
+    kept = model.call_json(ws, ROLE, with_knowledge(INTERPRETER_SYSTEM, brief.get("playbook"), "interpretation"),
+                           payload, check)
     return None if kept is None else (kept, dropped)
 
 

@@ -3,6 +3,11 @@
 Keyless: the playbook tree (``playbooks.plan``) fills the study from the inventory and the brief;
 a playbook decline, or a required method the registry refuses at the site, ends the study as
 declined with the playbook's sentence. The plan is validated (``validate_plan``) before anyone sees it.
+
+With a model (or a plan a face's own model proposed), the study is composed from the catalogue
+(:mod:`roles.compose`): validated, repaired once, its not-defensible steps dropped with a note; when
+nothing valid remains the tree's plan is used, with a note saying why. A playbook decline stands
+whatever a model proposes: it says what the site lacks. ``plan.author`` says who wrote the plan.
 """
 
 from __future__ import annotations
@@ -16,13 +21,17 @@ from aquascope_core.errors import DeclinedError
 from aquascope_core.study import Study
 from aquascope_core.workspace import Workspace
 
-__all__ = ["methodologist"]
+__all__ = ["methodologist", "request_text", "decline_pending"]
 
 ROLE = "methodologist"
 
 
-def methodologist(ws: Workspace, *, model: Any = None) -> Workspace:
-    """Write ``ws.study`` (version 3) and a plan message; or decline with the reason."""
+def methodologist(ws: Workspace, *, model: Any = None, proposed: Any = None, source: str = "model") -> Workspace:
+    """Write ``ws.study`` (version 3) and a plan message; or decline with the reason.
+
+    ``proposed`` is a plan in the Methodologist's reply shape written by a face's own model (``source`` names
+    it); it is checked like the model's own plan, without a repair call.
+    """
     ws.status = "planning"
     brief = ws.brief or {}
     recon = (ws.inventory or {}).get("recon") or {}
@@ -30,8 +39,15 @@ def methodologist(ws: Workspace, *, model: Any = None) -> Workspace:
     try:
         study = playbooks.plan(brief["playbook"], recon, brief.get("intake") or {}, question=brief.get("problem", ""))
     except DeclinedError as exc:
-        ws.status = "declined"
         ws.study = {}
+        request = _data_request(brief, recon, exc.message)
+        if request is not None:  # data the user could bring: the study waits for it
+            ws.status = "waiting"
+            ws.pending_request = request
+            ws.say(ROLE, request_text(request), kind="data_request", payload={"request": request})
+            ws.event(ROLE, "data_request", {"what": request["what"], "continue_without": request["continue_without"]})
+            return ws
+        ws.status = "declined"
         ws.brief = {**brief, "declined_reason": exc.message}
         ws.say(ROLE, exc.message, kind="declined", payload={"recovery": exc.recovery})
         ws.event(ROLE, "declined", {"reason": exc.message})
@@ -48,9 +64,19 @@ def methodologist(ws: Workspace, *, model: Any = None) -> Workspace:
         ws.event(ROLE, "companion", {"playbook": comp})
     study.id = ws.id
     errors = validate_plan(study, site=study.plan.get("site_context") or recon.get("context"))
+    plan_used, model_errors = "tree", []
+    if model is not None or proposed is not None:
+        composed = _compose(ws, model, proposed, source, brief, recon, study)
+        model_errors = composed.errors
+        if composed.study is not None:
+            composed.study.id, study, errors, plan_used = ws.id, composed.study, [], "proposed"
+        else:
+            study.plan.setdefault("notes", []).append(
+                "The composed plan was not used (" + "; ".join(composed.errors[:5]) + "); the playbook's plan is used.")
+    ws.request = {**ws.request, "plan_used": plan_used, "plan_errors": model_errors}
     if errors:  # a playbook defect: say so rather than run a plan that does not hold
         ws.status = "declined"
-        reason = "The plan does not validate: " + "; ".join(errors)
+        reason = "The plan does not validate: " + "; ".join(errors + model_errors)
         ws.brief = {**brief, "declined_reason": reason}
         ws.say(ROLE, reason, kind="declined")
         ws.event(ROLE, "declined", {"reason": reason})
@@ -59,8 +85,55 @@ def methodologist(ws: Workspace, *, model: Any = None) -> Workspace:
     ws.status = "review"
     ws.say(ROLE, plan_markdown(study), kind="plan", payload={"study_id": ws.id, "steps": len(study.steps)})
     ws.event(ROLE, "plan", {"playbook": study.plan.get("playbook"), "branch": study.plan.get("branch"),
-                            "steps": [s.id for s in study.steps]})
+                            "steps": [s.id for s in study.steps], "author": study.plan.get("author"),
+                            "plan_used": plan_used})
     return ws
+
+
+def _data_request(brief: dict, recon: dict, reason: str) -> dict | None:
+    from roles.requests import request_for
+
+    try:
+        scope = playbooks.scope_for(recon, brief.get("intake") or {}, playbooks.load(brief["playbook"]))
+    except Exception:  # noqa: BLE001 - the scope only refines the continuation
+        scope = {}
+    return request_for(brief.get("playbook"), reason, scope)
+
+
+def request_text(request: dict) -> str:
+    """The request as the user reads it: why, what would help, and what continuing without it means."""
+    text = f"{request['why'].rstrip('.')}. The crew can go on with {request['what']} ({request['effect']})."
+    if request.get("continue_without"):
+        text += (f" Or say \"continue without\" to {request['without']}"
+                 + (f" (graded at most {request['grade_without']})" if request.get("grade_without") else "") + ".")
+    else:
+        text += " Without it the study cannot go on."
+    return text
+
+
+def decline_pending(ws: Workspace, why: str = "") -> Workspace:
+    """End a study that waits for data as declined, the request's words (what would help) as the reason."""
+    reason = request_text(ws.pending_request or {}) + (f" {why}" if why else "")
+    ws.brief = {**(ws.brief or {}), "declined_reason": reason}
+    ws.pending_request = None
+    ws.status = "declined"
+    ws.event(ROLE, "declined", {"reason": reason})
+    return ws
+
+
+def _compose(ws: Workspace, model: Any, proposed: Any, source: str, brief: dict, recon: dict, tree: Study):
+    from roles.compose import compose
+    from roles.prompts import METHODOLOGIST_SYSTEM
+
+    from roles.knowledge import with_knowledge
+
+    system = with_knowledge(METHODOLOGIST_SYSTEM, brief.get("playbook"), "planning")
+    composed = compose(model, ws, role=ROLE, system=system, brief=brief, recon=recon,
+                       inventory=ws.inventory or {}, tree=tree, reply=proposed,
+                       source=source if proposed is not None else "model")
+    ws.event(ROLE, "composed" if composed.study is not None else "composed_rejected",
+             {"errors": composed.errors, "notes": composed.notes, "dropped": len(composed.dropped)})
+    return composed
 
 
 def apply_edits(ws: Workspace, edits: Any) -> list[str]:

@@ -19,7 +19,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from aquascope_core.errors import ModelError
 
-__all__ = ["Model", "ScriptedModel", "make_model", "parse_json_object"]
+__all__ = ["Model", "ScriptedModel", "make_model", "parse_json_object", "spent_usd", "over_budget"]
 
 log = logging.getLogger(__name__)
 
@@ -124,11 +124,31 @@ class Model:
 
     # -- JSON in, JSON out --------------------------------------------------------------------
     def call_json(self, ws: Any, role: str, system: str, payload: Any, validate: Validator | None = None) -> Any:
-        """One call; the validated JSON object, or None when the reply cannot be used (after one repair)."""
+        """One call; the validated JSON object, or None when the reply cannot be used (after one repair).
+
+        None also when the study's budget (``ws.request["max_usd"]``) is spent, or the model cannot be
+        reached: the role then runs keyless, and ``ws.request`` records which role fell back and why
+        (``keyless_after_budget``, ``model_fallbacks``) for the report's footer.
+        """
+        if ws is not None and over_budget(ws):
+            request = ws.request
+            roles = list(request.get("keyless_after_budget") or [])
+            if role not in roles:
+                ws.request = {**request, "keyless_after_budget": roles + [role]}
+            ws.event(role, "budget_exhausted", {"max_usd": request.get("max_usd"), "spent_usd": spent_usd(ws)})
+            return None
         messages = [{"role": "system", "content": system},
                     {"role": "user", "content": json.dumps(payload, ensure_ascii=False, default=str)}]
         for attempt in (1, 2):
-            text, usage = self.complete(messages)
+            try:
+                text, usage = self.complete(messages)
+            except ModelError as exc:
+                if ws is not None:
+                    fallbacks = list(ws.request.get("model_fallbacks") or [])
+                    fallbacks.append({"role": role, "reason": exc.message[:300]})
+                    ws.request = {**ws.request, "model_fallbacks": fallbacks}
+                    ws.event(role, "model_unavailable", {"reason": exc.message[:300]})
+                return None
             if ws is not None:
                 ws.charge(role, model=self.model, **usage)
             try:
@@ -138,11 +158,25 @@ class Model:
                 if ws is not None:
                     ws.event(role, "model_reply_rejected", {"attempt": attempt, "reason": str(exc)})
                 if attempt == 2:
+                    if ws is not None:
+                        fallbacks = list(ws.request.get("model_fallbacks") or [])
+                        fallbacks.append({"role": role, "reason": f"its reply could not be used after one repair: {exc}"[:300]})
+                        ws.request = {**ws.request, "model_fallbacks": fallbacks}
                     return None
                 messages += [{"role": "assistant", "content": text},
                              {"role": "user", "content": f"That reply cannot be used: {exc}. Reply with one JSON object "
                                                          "that fixes exactly this, nothing else."}]
         return None
+
+
+def spent_usd(ws: Any) -> float:
+    """What the study's model calls have cost so far (calls of unknown price count as 0)."""
+    return float(sum((v.get("cost_usd") or 0.0) for v in (getattr(ws, "ledger", None) or {}).values()))
+
+
+def over_budget(ws: Any) -> bool:
+    limit = (getattr(ws, "request", None) or {}).get("max_usd")
+    return limit is not None and spent_usd(ws) >= float(limit)
 
 
 class ScriptedModel(Model):

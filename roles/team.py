@@ -1,32 +1,19 @@
-"""solve: a problem at a place, planned, reviewed, run and answered in one call, with no graph.
+"""The result of a headless study (graphs.solve.solve), read from the crew's workspace.
 
-    result = solve("Design flow for a road crossing, 100-year", lat=41.10, lon=-74.96)
-    result.answer          # the report's answer (numbers from gated results only)
-    result.study           # the executed Study (version 3), replayable with run_study
-    result.declined        # True with result.declined_reason when the crew declines
-    plan = solve(..., execute=False).study   # the plan only (what a reviewer sees)
-
-Keyless unless a model is asked for (``model=`` or ``client=``): a key in the environment alone never
-switches one on. ``review`` is a callback given the planned Study; it returns the Study to run (edited
-or not) or None to decline. The timeline lists who did what, in order; ``cost`` is per role.
+``solve()`` itself drives the crew's compiled graph (graphs/solve.py), so every behaviour of the crew
+exists once, in the graph's nodes; this module holds what that function returns, with no graph in it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any
 
-from aquascope_core.catalogue import validate_plan
-from aquascope_core.data.base import validate_point
-from aquascope_core.errors import InputError, PlanValidationError
 from aquascope_core.runner import StudyRun
 from aquascope_core.study import Study
-from aquascope_core.tools.context import DataContext, table_entry
-from aquascope_core.workspace import ArtifactStore, Workspace, aquascope_home
-from roles import analysts, author, consultant, critic, interpreter, methodologist, scout
-from roles.model import make_model
+from aquascope_core.workspace import Workspace
 
-__all__ = ["solve", "SolveResult"]
+__all__ = ["SolveResult", "result_from_workspace"]
 
 
 @dataclass
@@ -53,71 +40,8 @@ class SolveResult:
         }
 
 
-def solve(problem: str | Mapping[str, Any], *, lat: float, lon: float, playbook: str | None = None,
-          intake: Mapping[str, Any] | None = None, model: Any = None, client: Any = None, api_key: str | None = None,
-          base_url: str | None = None, timeout: float | None = None, review: Callable[[Study], Study | None] | None = None,
-          on_event: Callable[[dict[str, Any]], None] | None = None, max_replans: int = 1, execute: bool = True,
-          tables: Mapping[str, Any] | None = None, radius_km: float = 50.0, live: bool = False,
-          artifact_root: str | None = None) -> SolveResult:
-    """Plan (and unless ``execute=False``, run and report) a study of ``problem`` at (lat, lon); see the module doc.
-
-    ``problem`` is the text, or a dict ``{"text", "playbook", "intake"}`` (the intake form of a face).
-    ``tables`` are the user's uploads (name -> path, bytes, text or DataFrame).
-    """
-    if isinstance(problem, Mapping):
-        text = str(problem.get("text") or problem.get("question") or "")
-        playbook = playbook or problem.get("playbook")
-        intake = {**dict(problem.get("intake") or {}), **dict(intake or {})}
-    else:
-        text = problem
-    if not isinstance(text, str) or not text.strip():
-        raise InputError("The problem text is empty: describe the question, for example "
-                         "\"Design flow for a road crossing, 100-year\".", argument="problem", value=text)
-    la, lo = validate_point(lat, lon)
-    the_model = client if client is not None else (make_model(model, api_key=api_key, base_url=base_url,
-                                                              timeout=timeout or 60.0) if model else None)
-    ws = Workspace(site={"lat": la, "lon": lo},
-                   request={"text": text, "radius_km": radius_km, "live": bool(live), "assume_defaults": True,
-                            **({"playbook": playbook} if playbook else {}), **({"intake": dict(intake)} if intake else {})})
-    ws.tables = {name: table_entry(name, content) for name, content in (tables or {}).items()}
-    ws.listener = on_event
-    data = DataContext.from_tables(ws.tables, ws.site, live=bool(live))
-    store = ArtifactStore(artifact_root or aquascope_home() / "studies" / ws.id / "artifacts")
-
-    consultant(ws, model=the_model)
-    if ws.status != "declined":
-        scout(ws, data=data)
-        methodologist(ws, model=the_model)
-    if ws.status == "declined":
-        author(ws, store=store)
-        return _result(ws, declined=True)
-    study = Study.from_dict(ws.study)
-    if review is not None:
-        reviewed = review(study)
-        if reviewed is None:
-            ws.brief = {**ws.brief, "declined_reason": "The plan was not approved."}
-            ws.status = "declined"
-            ws.event("reviewer", "declined", {"reason": "the reviewer declined the plan"})
-            author(ws, store=store)
-            return _result(ws, declined=True)
-        reviewed = reviewed if isinstance(reviewed, Study) else Study.from_dict(reviewed)
-        errors = validate_plan(reviewed, site=study.plan.get("site_context")
-                               or ((ws.inventory or {}).get("recon") or {}).get("context"))
-        if errors:
-            raise PlanValidationError(errors, recovery="Fix the steps named, or return the plan unchanged.")
-        ws.study = reviewed.to_dict()
-        ws.event("reviewer", "approved", {"steps": [s.id for s in reviewed.steps]})
-    if not execute:
-        return _result(ws)
-    ws.study = {**ws.study, "plan": {**ws.study.get("plan", {}), "approved": True}}
-    analysts(ws, data=data, max_replans=max_replans)
-    interpreter(ws, model=the_model)
-    critic(ws, model=the_model)
-    author(ws, model=the_model, store=store)
-    return _result(ws)
-
-
-def _result(ws: Workspace, *, declined: bool = False) -> SolveResult:
+def result_from_workspace(ws: Workspace, *, declined: bool = False) -> SolveResult:
+    """The SolveResult a finished (or declined, or planned) workspace reads as."""
     study = Study.from_dict(ws.study) if ws.study else None
     run = StudyRun.from_dict(ws.run) if ws.run else None
     reason = (ws.brief or {}).get("declined_reason") if declined else None

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.examples.stub_model import stub_model_server
+from tests.model_stub import StubModelServer, reply_by_role
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -51,13 +51,21 @@ def test_mcp_client(tmp_path):
 @pytest.mark.slow
 @pytest.mark.server
 def test_bring_your_own_model_against_a_loopback_endpoint(tmp_path):
-    with stub_model_server() as (base_url, seen):
-        out = run_example("bring_your_own_model.py", "--model", "openai/stub-model", "--base-url", base_url,
+    """The example with a model string and an OpenAI-compatible endpoint on loopback: the roles' replies come
+    from the endpoint, and the sentence with a number no result holds is dropped from the report."""
+    replies = reply_by_role({
+        "the consultant of": {"intake": {"return_period": 100, "decision": "design flow"}, "questions": []},
+        "the author of": {"sections": {"summary": "The gauge next to the crossing has a long daily record, so the "
+                                                  "design flood is estimated from it directly. A flood of 4321 m3/s "
+                                                  "is certain."}},
+    })
+    with StubModelServer(default=replies) as stub:
+        out = run_example("bring_your_own_model.py", "--model", "openai/stub-model", "--base-url", stub.base_url,
                           "--api-key", "local", "--out", str(tmp_path / "out"), cwd=tmp_path).stdout
-    roles = {s["role"] for s in seen}
-    assert {"consultant", "author"} <= roles and all(s["path"].endswith("/chat/completions") for s in seen)
+        prompts = stub.system_prompts()
+    assert any("the consultant of" in p for p in prompts) and any("the author of" in p for p in prompts)
     assert "written by:" in out and "'summary': 'model'" in out
     assert "dropped (a number in no result): A flood of 4321 m3/s is certain." in out
     md = (tmp_path / "out" / "report.md").read_text()
     assert "long daily record" in md and "4321" not in md
-    assert "ledger author: 1 calls" in out
+    assert "ledger author:" in out and "ledger consultant: 1 calls" in out

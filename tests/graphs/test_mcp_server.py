@@ -44,7 +44,8 @@ def test_a_whole_study_over_stdio(tmp_path):
                     "include_workspace": False}))
                 seen["start"] = start
                 sid = start["study_id"]
-                seen["context"] = _data(await client.call_tool("studio_context", {"role": "author", "study_id": sid}))
+                seen["context"] = _data(await client.call_tool("studio_context", {"role": "methodologist",
+                                                                                 "study_id": sid}))
                 seen["approve"] = _data(await client.call_tool("studio_approve", {"study_id": sid}))
                 seen["narrate"] = _data(await client.call_tool("studio_narrate", {
                     "study_id": sid, "source": "a reviewer",
@@ -68,11 +69,11 @@ def test_a_whole_study_over_stdio(tmp_path):
     assert any(p["id"] == "flood_risk" for p in seen["playbooks"]["playbooks"])
     assert seen["start"]["reply"]["kind"] == "plan" and seen["start"]["status"] == "review"
     assert "workspace" not in seen["start"]
-    assert seen["context"]["role"] == "author" and seen["context"]["payload"]["decision"] is None
+    assert seen["context"]["role"] == "methodologist" and seen["context"]["system"]
     assert seen["approve"]["reply"]["kind"] == "report" and "138 m3/s" in seen["approve"]["reply"]["text"]
     assert seen["approve"]["workspace"]["status"] == "done"
-    assert seen["narrate"]["kept"] == 1 and seen["narrate"]["dropped"] == 1
-    assert seen["narrate"]["written_by"]["summary"] == "a reviewer"
+    narrated = seen["narrate"]["reply"]["payload"]
+    assert narrated["dropped"] == 1 and narrated["written_by"]["summary"] == "a reviewer"
     files = {Path(p).name for p in seen["export"]["files"]}
     assert {"report.md", "study.yaml", "workspace.json"} <= files
     md = (tmp_path / "out" / "report.md").read_text()

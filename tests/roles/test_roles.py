@@ -116,6 +116,11 @@ def test_declined_study_gets_a_short_report(tmp_path):
     ws = new_ws(site={"lat": 30.0, "lon": -40.0})
     for role in (consultant, scout, methodologist):
         role(ws)
+    # data the user could bring: the study waits for it, saying what would help
+    assert ws.status == "waiting" and "discharge record" in ws.pending_request["what"]
+    from roles.methodologist import decline_pending
+
+    decline_pending(ws)  # nobody brings it
     assert ws.status == "declined" and "No discharge record" in ws.brief["declined_reason"]
     author(ws, store=ArtifactStore(tmp_path))
     assert ws.status == "declined" and ws.report["declined"] and [a["name"] for a in ws.artifacts] == ["report.md", "workspace.json"]

@@ -8,7 +8,7 @@ from aquascope_core.errors import InputError, PlanValidationError
 from aquascope_core.runner import run_study
 from aquascope_core.study import Study
 from roles.model import ScriptedModel
-from roles.team import solve
+from graphs.solve import solve
 
 SITE = dict(lat=41.10, lon=-74.96)
 
@@ -63,9 +63,12 @@ def test_declines_and_bad_input():
 
 
 def test_a_model_is_used_only_when_asked_and_its_cost_is_per_role():
-    model = ScriptedModel([{"intake": {"return_period": 20}}, {"findings": [], "answer": ""}, {"sections": {}}],
+    model = ScriptedModel([{"intake": {"return_period": 20}},
+                           "no plan", "still no plan",                 # the methodologist: the tree is used
+                           {"findings": [], "answer": ""}, {"sections": {}}, {"issues": []}],
                           cost_usd=0.001)
     r = solve("Design flow for a road crossing", **SITE, client=model)
     assert r.study.plan["playbook"] == "flood_risk" and r.study.steps[2].expects[0]["return_period"] == 20
-    assert set(r.cost) == {"consultant", "interpreter", "author"}
+    assert r.study.plan["author"] == "playbook" and r.workspace["request"]["plan_used"] == "tree"
+    assert set(r.cost) == {"consultant", "methodologist", "interpreter", "author", "critic"}
     assert r.cost["consultant"]["calls"] == 1 and r.cost["consultant"]["cost_usd"] == 0.001
