@@ -103,7 +103,7 @@ class _Tools:
     def solve_plan(self, problem: str, lat: float, lon: float, playbook: str | None = None,
                    intake: dict[str, Any] | None = None, radius_km: float = 50.0) -> dict[str, Any]:
         """Plan a study (no run): the study to review, or the decline with its reason."""
-        from roles.team import solve
+        from graphs.solve import solve
 
         res = solve({"text": problem, "playbook": playbook, "intake": intake or {}}, lat=lat, lon=lon,
                     execute=False, radius_km=radius_km)
