@@ -243,9 +243,11 @@ class Studio:
         """What the crew says now: the questions, the plan, a data request, the report or the decline."""
         return self._reply()
 
-    def approve(self, edits: Mapping[str, Any] | None = None, *, plan: Mapping[str, Any] | None = None) -> Reply:
+    def approve(self, edits: Mapping[str, Any] | None = None, *, plan: Mapping[str, Any] | None = None,
+                by: str | None = None) -> Reply:
         """Approve the plan (with edits: ``{"steps": {id: {field: value}}}``, ``{"drop": [ids]}`` or ``{"study": {...}}``).
 
+        ``by`` names the reviewer (else AQUASCOPE_REVIEWER, else "reviewer") in the study's recorded decisions.
         ``plan`` is a plan a face's own model wrote in the Methodologist's reply shape (see
         :meth:`methodologist_context`): validated, its not-defensible or invalid steps pruned, the crew's plan kept
         when nothing valid remains; the reply's payload says ``plan_used`` ("proposed" or "tree") and ``plan_errors``.
@@ -264,6 +266,8 @@ class Studio:
         if plan is not None:
             return self._approve_proposed(plan)
         resp = {"type": "edit", "args": dict(edits)} if edits else {"type": "accept"}
+        if by:  # who approved, recorded with the decision in the study file
+            resp["by"] = str(by)
         return self._run(Command(resume=resp))
 
     def _approve_proposed(self, plan: Mapping[str, Any]) -> Reply:

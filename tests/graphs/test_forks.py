@@ -19,7 +19,8 @@ def finished(tmp_path):
     with Studio(41.10, -74.96, checkpointer=f"sqlite:///{tmp_path / 'cp.sqlite'}",
                 artifact_root=tmp_path / "studies" / "base" / "artifacts") as s:
         s.say(TEXT)
-        s.approve()
+        s.approve(by="ana")
+        assert s.to_dict()["study"]["plan"]["decisions"][-1]["by"] == "ana"
         yield s
 
 
