@@ -358,7 +358,7 @@ def await_data(state: CrewState) -> Command[Literal["review", "methodologist", "
     from roles.methodologist import request_text
     from roles.requests import apply_continue_without, is_continue_without
 
-    resp = normalise_response(interrupt(data_request_interrupt(state)))
+    resp = normalise_response(interrupt([data_request_interrupt(state)]))
     brief = dict(state.get("brief") or {})
     kind, args = resp["type"], resp["args"]
     if kind == "edit" and isinstance(args, Mapping):  # the inbox shape nests the values under args.args
