@@ -16,6 +16,7 @@ from typing import Any, Mapping
 from aquascope_core import playbooks
 from aquascope_core.errors import InputError
 from aquascope_core.workspace import Workspace
+from roles import reading
 
 __all__ = ["consultant", "choose_playbook", "read_intake", "JUST_GO"]
 
@@ -38,17 +39,25 @@ _DECISION_WORDS = {
 
 
 def choose_playbook(text: str) -> tuple[str | None, dict[str, int]]:
-    """The playbook whose keywords the text names most (ties: the first listed), with the scores."""
-    low = text.lower()
+    """The playbook whose keywords the text names most (ties: the first listed), with the scores.
+
+    Keywords match in any word form ("floods", "flooding" for flood; see :mod:`roles.reading`). A trend
+    question ("are floods getting larger?") goes to a playbook that declares the series in ``trend_of``."""
     scores: dict[str, int] = {}
     for pb in playbooks.list_playbooks():
         score = 0
         for kw in pb.get("keywords", []):
-            kw = str(kw).lower()
-            if re.search(r"(?<![a-z])" + re.escape(kw) + r"(?![a-z])", low):
-                score += 2 if " " in kw else 1
+            if reading.matches(str(kw), text):
+                score += 2 if " " in str(kw) else 1
         if score:
             scores[pb["id"]] = score
+    trend = reading.trend_asked(text)
+    if trend:
+        studies = [pid for pid in (p["id"] for p in playbooks.list_playbooks())
+                   if trend["series"] in (playbooks.load(pid).get("trend_of") or [])]
+        if studies:
+            best = max(studies, key=lambda pid: scores.get(pid, 0))
+            scores[best] = max(scores.get(best, 0), max(scores.values(), default=0) + 1)
     if not scores:
         return None, {}
     best = max(scores.values())
@@ -56,28 +65,10 @@ def choose_playbook(text: str) -> tuple[str | None, dict[str, int]]:
 
 
 def _return_period(text: str) -> int | None:
-    low = text.lower().replace(",", "")
-    m = re.search(r"(\d+(?:\.\d+)?)\s*-?\s*(?:years?|yrs?|y)\b", low)
-    if m:
-        return int(float(m.group(1)))
-    m = re.search(r"\b1\s*(?:in|/)\s*(\d+)\b", low)
-    if m:
-        return int(m.group(1))
-    m = re.search(r"(\d+(?:\.\d+)?)\s*%\s*(?:aep|annual exceedance|chance)", low)
-    if m and float(m.group(1)) > 0:
-        return int(round(100.0 / float(m.group(1))))
-    return None
+    return reading.return_period(text)
 
 
 _NUM = r"(\d+(?:[.,]\d+)?)"
-# A demand: a number and a flow or volume-per-year unit, mapped to the playbook's unit options.
-_DEMAND_UNITS = (
-    (r"(?:m3|m³|cubic met(?:re|er)s?)\s*(?:/|per\s+)\s*(?:s|sec|second)\b|cumecs?\b", "m3/s"),
-    (r"(?:l|litres?|liters?)\s*(?:/|per\s+)\s*(?:s|sec|second)\b", "l/s"),
-    (r"(?:ml|megalit(?:re|er)s?)\s*(?:/|per\s+)\s*(?:d|day)\b", "Ml/d"),
-    (r"(?:hm3|hm³|million\s+(?:m3|m³|cubic met(?:re|er)s?))\s*(?:/|per\s+|a\s+|each\s+)\s*(?:yr|year|annum)\b",
-     "hm3/year"),
-)
 _MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
            "november", "december")
 
@@ -87,16 +78,10 @@ def _number(raw: str) -> float:
 
 
 def _demand(low: str) -> tuple[float, str] | None:
-    """The first number in the text followed by a flow or volume-per-year unit."""
-    found = []
-    for pattern, unit in _DEMAND_UNITS:
-        m = re.search(_NUM + r"\s*(?:" + pattern + ")", low)
-        if m:
-            found.append((m.start(), _number(m.group(1)), unit))
-    if not found:
-        return None
-    _, value, unit = min(found)
-    return value, unit
+    """The first number in the text followed by a flow or volume-per-year unit (cfs, mgd and acre-feet a
+    year converted to a unit the playbook takes)."""
+    got = reading.flow_in_text(low)
+    return (got["value"], got["unit"]) if got else None
 
 
 def _storage_hm3(low: str) -> float | None:
@@ -282,19 +267,15 @@ def consultant(ws: Workspace, text: str | None = None, *, answers: Mapping[str, 
     ws.status = "intake"
     ws.event(ROLE, "start", {"text": text})
     prior = dict(ws.brief or {})
+    limit = reading.out_of_scope(text)
+    if limit is not None:
+        return _decline(ws, text, scope_decline(limit), out_of_scope=limit["topic"])
     playbook_id = prior.get("playbook") or ws.request.get("playbook")
     scores: dict[str, int] = {}
     if not playbook_id:
         playbook_id, scores = choose_playbook(text)
     if playbook_id is None:
-        names = ", ".join(p["id"] for p in playbooks.list_playbooks())
-        ws.brief = {"problem": text, "ready": False, "playbook": None, "source": "keyless",
-                    "declined_reason": ("The question does not match any study the crew can do; name one of: "
-                                        f"{names} (for example \"design flood\", \"drought status\").")}
-        ws.status = "declined"
-        ws.say(ROLE, ws.brief["declined_reason"], kind="declined")
-        ws.event(ROLE, "declined", {"reason": ws.brief["declined_reason"]})
-        return ws
+        return _decline(ws, text, unread_decline(text))
     pb = playbooks.load(playbook_id)
     stated = {**(prior.get("intake_stated") or {}), **read_intake(playbook_id, text), **dict(ws.request.get("intake") or {})}
     just_go = False
@@ -311,10 +292,16 @@ def consultant(ws: Workspace, text: str | None = None, *, answers: Mapping[str, 
         if proposed:
             stated = {**proposed, **stated}
             source = "model"
+    trend = reading.trend_asked(text)
+    if trend and "focus" in {q["name"] for q in pb.get("intake", [])} and "focus" not in stated:
+        stated["focus"] = "trend"
     intake = playbooks.coerce_intake(pb, stated)
     questions = [] if just_go else _questions(pb, stated)
     assumed = [f"{q.get('label', q['name'])}: {intake.get(q['name'])} (default)" for q in pb.get("intake", [])
-               if q["name"] not in stated and intake.get(q["name"]) is not None]
+               if q["name"] not in stated and intake.get(q["name"]) is not None and not q.get("silent")]
+    flow = reading.flow_in_text(text)
+    if flow and flow.get("converted") and "demand" in stated:
+        assumed.append(f"The demand of {flow['stated']} is read as {flow['value']:g} {flow['unit']}")
     ready = not questions or bool(ws.request.get("assume_defaults"))
     ws.brief = {
         "problem": text,
@@ -331,6 +318,12 @@ def consultant(ws: Workspace, text: str | None = None, *, answers: Mapping[str, 
         "source": source,
         "companions": playbooks.companions(text, playbook_id),
     }
+    now = reading.now_words(text)
+    if now:  # the question is about the present: the answer must say what the record can tell of it
+        ws.brief["asks_now"] = True
+        ws.brief["now_words"] = now
+    if trend:
+        ws.brief["trend"] = trend
     if prior.get("feedback"):
         ws.brief["feedback"] = list(prior["feedback"])
     if ready:
@@ -344,7 +337,47 @@ def consultant(ws: Workspace, text: str | None = None, *, answers: Mapping[str, 
     return ws
 
 
+def _decline(ws: Workspace, text: str, reason: str, **extra: Any) -> Workspace:
+    ws.brief = {"problem": text, "ready": False, "playbook": None, "source": "keyless", "declined_reason": reason,
+                **extra}
+    now = reading.now_words(text)
+    if now:
+        ws.brief.update({"asks_now": True, "now_words": now})
+    ws.status = "declined"
+    ws.say(ROLE, reason, kind="declined")
+    ws.event(ROLE, "declined", {"reason": reason})
+    return ws
+
+
+def scope_decline(limit: Mapping[str, str]) -> str:
+    """The sentence declining a question no study answers, naming what would answer it."""
+    return (f"The question asks for {limit['topic']} (\"{limit['matched']}\"), which none of the crew's studies "
+            f"can give: it works from records and statistics of flows, rainfall, levels and samples. Answering it "
+            f"needs {limit['needs']}. The crew can supply an input to that work, for example the design flow "
+            "(\"100-year design flow at the site\") or a water-quality status from samples.")
+
+
+def unread_decline(text: str) -> str:
+    """The sentence declining a text the crew could not read as any study, with the studies it can do."""
+    examples = {
+        "flood_risk": "\"100-year design flood for a culvert\"",
+        "drought_status": "\"Is the catchment in drought?\"",
+        "groundwater_decline": "\"Is the groundwater level at my well falling?\" (with the well record)",
+        "irrigation_feasibility": "\"Irrigation of 50 ha of maize planted in April\"",
+        "supply_reliability": "\"Can we take 0.5 m3/s reliably for water supply?\"",
+        "ungauged_flow": "\"Mean flow and Q95 at an ungauged site of 250 km2\"",
+        "water_quality": "\"Does the river meet the aquatic-life guidelines?\" (with the samples)",
+    }
+    listed = "; ".join(f"{pid} ({examples.get(pid, p.get('title', pid))})"
+                       for pid, p in ((p["id"], p) for p in playbooks.list_playbooks()))
+    shown = text.strip() if len(text.strip()) <= 80 else text.strip()[:77] + "..."
+    return (f"The question \"{shown}\" names none of the studies the crew can do, so it was not planned. "
+            f"Say which of these it is: {listed}.")
+
+
 def _quantities(playbook_id: str, intake: Mapping[str, Any]) -> list[str]:
+    if intake.get("focus") == "trend":
+        return ["trend over the record (Mann-Kendall, Sen's slope)"]
     if playbook_id == "flood_risk" and intake.get("return_period"):
         return [f"{intake['return_period']}-year peak flow"]
     if playbook_id == "ungauged_flow" and intake.get("flows"):

@@ -57,6 +57,10 @@ def key_numbers(run: Mapping[str, Any], context: Mapping[str, Any] | None = None
 
 def decide(kind: str | None, brief: Mapping[str, Any], study: Mapping[str, Any], run: Mapping[str, Any],
            kns: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    from roles.specialists import trend
+
+    if trend.is_trend_study(brief, study):  # a trend question: the trend is the headline, whatever the kind
+        return trend.decide(brief, study, run, kns)
     fn = getattr(module_for(kind), "decide", None)
     return fn(brief, study, run, kns) if fn else generic_decision(brief, study, run, kns)
 
