@@ -211,6 +211,8 @@ def read_intake(playbook_id: str, text: str) -> dict[str, Any]:
     names = {q["name"] for q in pb.get("intake", [])}
     for q in pb.get("intake", []):
         name = q["name"]
+        if q.get("silent"):  # set by the Consultant's own reading (e.g. focus), never by a word match
+            continue
         if name == "return_period":
             T = _return_period(text)
             if T is not None:
