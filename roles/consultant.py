@@ -16,7 +16,7 @@ from typing import Any, Mapping
 from aquascope_core import playbooks
 from aquascope_core.errors import InputError
 from aquascope_core.workspace import Workspace
-from roles import reading
+from roles import reading, uploads
 
 __all__ = ["consultant", "choose_playbook", "read_intake", "JUST_GO"]
 
@@ -294,17 +294,29 @@ def consultant(ws: Workspace, text: str | None = None, *, answers: Mapping[str, 
         if proposed:
             stated = {**proposed, **stated}
             source = "model"
+    upload_qs: list[dict[str, Any]] = []
+    if ws.tables:  # the uploads read with what the request (and any answer) says of them
+        said = text + (" " + answers if isinstance(answers, str) else "")
+        ws.tables = uploads.reconcile(ws.tables, said, playbook_id)
+        upload_qs = uploads.upload_questions(ws.tables)
     trend = reading.trend_asked(text)
     if trend and "focus" in {q["name"] for q in pb.get("intake", [])} and "focus" not in stated:
         stated["focus"] = "trend"
     intake = playbooks.coerce_intake(pb, stated)
     questions = [] if just_go else _questions(pb, stated)
+    questions = (upload_qs + questions)[:3] if upload_qs else questions
     assumed = [f"{q.get('label', q['name'])}: {intake.get(q['name'])} (default)" for q in pb.get("intake", [])
                if q["name"] not in stated and intake.get(q["name"]) is not None and not q.get("silent")]
+    for name, entry in (ws.tables or {}).items():
+        for k, v in (entry.get("read_from_request") or {}).items():
+            assumed.append(f"Table {name}: {'the values are ' + str(v).replace('_', ' ') + 's' if k == 'variable' else 'unit ' + str(v)}, "
+                           "as the request says")
     flow = reading.flow_in_text(text)
     if flow and flow.get("converted") and "demand" in stated:
         assumed.append(f"The demand of {flow['stated']} is read as {flow['value']:g} {flow['unit']}")
     ready = not questions or bool(ws.request.get("assume_defaults"))
+    if upload_qs and (just_go or ws.request.get("assume_defaults")):
+        ready = False  # nothing but the user can say what an uploaded column holds: declined, naming it
     ws.brief = {
         "problem": text,
         "kind": pb.get("problem", playbook_id),
@@ -328,6 +340,15 @@ def consultant(ws: Workspace, text: str | None = None, *, answers: Mapping[str, 
         ws.brief["trend"] = trend
     if prior.get("feedback"):
         ws.brief["feedback"] = list(prior["feedback"])
+    if upload_qs and (just_go or ws.request.get("assume_defaults")):
+        reason = ("The uploaded data cannot be used until what it holds is known, and nothing in the request or "
+                  "the table says it: " + " ".join(q["question"] for q in upload_qs) +
+                  " Correct the header (or say it in the request) and start the study again.")
+        ws.brief = {**ws.brief, "ready": False, "questions": upload_qs, "declined_reason": reason}
+        ws.status = "declined"
+        ws.say(ROLE, reason, kind="declined")
+        ws.event(ROLE, "declined", {"reason": reason})
+        return ws
     if ready:
         ws.say(ROLE, f"Brief: {pb.get('title')}. " + (" ".join(f"{a}." for a in assumed) if assumed else ""),
                kind="text", payload={"brief": ws.brief})
@@ -373,7 +394,7 @@ def unread_decline(text: str) -> str:
     listed = "; ".join(f"{pid} ({examples.get(pid, p.get('title', pid))})"
                        for pid, p in ((p["id"], p) for p in playbooks.list_playbooks()))
     shown = text.strip() if len(text.strip()) <= 80 else text.strip()[:77] + "..."
-    return (f"The question \"{shown}\" names none of the studies the crew can do, so it was not planned. "
+    return (f"The question \"{shown}\" does not match any study the crew can do, so it was not planned. "
             f"Say which of these it is: {listed}.")
 
 

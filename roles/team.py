@@ -81,10 +81,10 @@ def solve(problem: str | Mapping[str, Any], *, lat: float, lon: float, playbook:
                             **({"playbook": playbook} if playbook else {}), **({"intake": dict(intake)} if intake else {})})
     ws.tables = {name: table_entry(name, content) for name, content in (tables or {}).items()}
     ws.listener = on_event
-    data = DataContext.from_tables(ws.tables, ws.site, live=bool(live))
     store = ArtifactStore(artifact_root or aquascope_home() / "studies" / ws.id / "artifacts")
 
     consultant(ws, model=the_model)
+    data = DataContext.from_tables(ws.tables, ws.site, live=bool(live))  # as the Consultant read them
     if ws.status != "declined":
         scout(ws, data=data)
         methodologist(ws, model=the_model)

@@ -82,7 +82,7 @@ def test_irregular_resolution():
 
 def test_annual_year_column_and_year_month_day_columns():
     d = _ok("peaks", b"year,peak_cfs\n1930,9100\n1931,2060\n1933,3220\n")
-    assert d["resolution"] == "annual" and d["unit"] == "ft3/s" and d["variables"][0]["variable"] == "discharge"
+    assert d["resolution"] == "annual" and d["unit"] == "ft3/s" and d["variables"][0]["variable"] == "peak_discharge"
     assert d["series"]["peak_cfs"].index[0] == pd.Timestamp("1930-01-01") and d["gaps"]["n_missing"] == 1
     d = _ok("ymd", b"Year,Month,Day,Q (m3/s)\n2001,1,30,4\n2001,1,31,5\n2001,2,1,6\n")
     assert d["resolution"] == "daily" and d["series"]["Q (m3/s)"].index[-1] == pd.Timestamp("2001-02-01")
