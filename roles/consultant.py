@@ -217,8 +217,12 @@ def read_intake(playbook_id: str, text: str) -> dict[str, Any]:
             T = _return_period(text)
             if T is not None:
                 out[name] = T
+        elif name == "environmental_flow_m3s":
+            got = reading.pass_by_flow(text)
+            if got is not None:
+                out[name] = got["value"]
         elif name == "demand":
-            got = _demand(low)
+            got = _demand(reading.without_pass_by(low))
             if got is not None:
                 out["demand"] = got[0]
                 if "demand_unit" in names:
@@ -254,6 +258,8 @@ def _questions(pb: Mapping[str, Any], stated: Mapping[str, Any]) -> list[dict[st
             text = q.get("label", name)
             if q.get("default") is not None:
                 text += f" (default {q['default']})"
+            elif q.get("derive"):
+                text += " (or \"just go\" to take it from the site's records)"
             qs.append({"field": name, "question": text, "options": options, "default": q.get("default")})
     return qs[:3]
 
@@ -306,7 +312,8 @@ def consultant(ws: Workspace, text: str | None = None, *, answers: Mapping[str, 
     questions = [] if just_go else _questions(pb, stated)
     questions = (upload_qs + questions)[:3] if upload_qs else questions
     assumed = [f"{q.get('label', q['name'])}: {intake.get(q['name'])} (default)" for q in pb.get("intake", [])
-               if q["name"] not in stated and intake.get(q["name"]) is not None and not q.get("silent")]
+               if q["name"] not in stated and intake.get(q["name"]) is not None and not q.get("silent")
+               and not q.get("derive")]  # derived items are listed by the Scout, with how they were found
     for name, entry in (ws.tables or {}).items():
         for k, v in (entry.get("read_from_request") or {}).items():
             assumed.append(f"Table {name}: {'the values are ' + str(v).replace('_', ' ') + 's' if k == 'variable' else 'unit ' + str(v)}, "

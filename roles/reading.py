@@ -19,7 +19,7 @@ import re
 from typing import Any
 
 __all__ = ["stem", "canonical", "matches", "out_of_scope", "trend_asked", "now_words", "return_period",
-           "flow_in_text", "SCOPE_LIMITS"]
+           "flow_in_text", "pass_by_flow", "without_pass_by", "SCOPE_LIMITS"]
 
 # Word forms and synonyms rewritten to the words the playbooks use (applied before stemming).
 _SYNONYMS = (
@@ -253,3 +253,37 @@ def flow_in_text(text: str) -> dict[str, Any] | None:
     if factor != 1.0:
         out["converted"] = True
     return out
+
+
+_PASS_BY = r"(?:environmental|env\.?|ecological|compensation|pass[- ]?by|hands[- ]?off|residual|minimum) flows?"
+_NONE_PASS_BY = re.compile(r"\b(?:no|without|zero|nil)\s+(?:an?\s+)?" + _PASS_BY + r"|\b" + _PASS_BY +
+                           r"\s*(?:of|is|=|:)?\s*(?:0|zero|nil|none)\b(?![.,]\d)")
+_WITH_PASS_BY = re.compile(r"\b" + _PASS_BY + r"\s*(?:of|is|=|:)?\s*(?P<a>\d[\d.,]*\s*[a-z0-9/³]+)|"
+                           r"\b(?:leave|leaving|keep|keeping|pass)\s+(?:at least\s+)?(?P<b>\d[\d.,]*\s*[a-z0-9/³]+)"
+                           r"\s+(?:in|down)\s+the\s+(?:river|stream|channel)")
+
+
+def pass_by_flow(text: str) -> dict[str, Any] | None:
+    """A flow the text says must stay in the river: {value (m3/s), stated, span}; 0 for "no environmental flow"."""
+    low = _rewrite(text)
+    m = _NONE_PASS_BY.search(low)
+    if m:
+        return {"value": 0.0, "stated": m.group(0), "span": m.span()}
+    m = _WITH_PASS_BY.search(low)
+    if not m:
+        return None
+    phrase = m.group("a") or m.group("b")
+    got = flow_in_text(phrase)
+    if not got or got["unit"] not in ("m3/s", "l/s", "Ml/d"):
+        return None
+    factor = {"m3/s": 1.0, "l/s": 0.001, "Ml/d": 1.0 / 86.4}[got["unit"]]
+    return {"value": float(f"{got['value'] * factor:.3g}"), "stated": m.group(0), "span": m.span()}
+
+
+def without_pass_by(text: str) -> str:
+    """The text with its pass-by flow phrase removed (so that the demand is not read from it)."""
+    got = pass_by_flow(text)
+    if not got:
+        return text
+    low = _rewrite(text)
+    return low[:got["span"][0]] + " " + low[got["span"][1]:]

@@ -50,4 +50,7 @@ def scout(ws: Workspace, *, data: DataContext | None = None, extra_sources: Sequ
                f"{nearest['distance_km']:.1f} km." if nearest else "none holds data that can be read offline."))
     ws.say(ROLE, text, kind="text")
     ws.event(ROLE, "inventory", {"stations": len(datasets), "usable": len(usable)})
+    from roles.derive import derive_intake
+
+    derive_intake(ws, data)  # intake items the site's records can give (a planting month, a pass-by flow)
     return ws
