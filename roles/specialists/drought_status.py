@@ -240,7 +240,8 @@ def recommendations(run: Mapping[str, Any], decision: Mapping[str, Any]) -> list
                     + (", ".join(refs) + " over the period of record" if refs else "Q95 and 7Q10, not computed here")
                     + ").")
     else:
-        recs.append("Keep monitoring monthly; a time scale that is already in mild drought is the first to watch.")
+        recs.append("Keep monitoring monthly; the time scale with the lowest value, though near normal, is the first to "
+                    "watch.")
     results = run.get("results") or {}
     if not any(r.get("tool") == "standardized_precipitation_evapotranspiration_index" and r.get("status") == "ok"
                for r in results.values()):
