@@ -16,7 +16,7 @@ import math
 import re
 from typing import Any, Iterable, Mapping
 
-__all__ = ["NUMBER", "numbers_in", "number_pool", "matches", "verify", "sentences", "significant_figures", "overprecise"]
+__all__ = ["NUMBER", "numbers_in", "number_pool", "matches", "verify", "sentences", "significant_figures", "overprecise", "round_prose", "sig_text"]
 
 NUMBER = re.compile(r"(?<![\w.])(?P<sign>[-−])?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?P<pct>\s?%)?(?![\w])")
 _DATE = re.compile(r"\b\d{4}-\d{2}(?:-\d{2})?\b")
@@ -158,3 +158,43 @@ def overprecise(text: str, *, limit: int = 3) -> list[dict[str, Any]]:
                 continue
             out.append({"number": m.group(0).strip(), "sentence": sent})
     return out
+
+
+def sig_text(value: float, figures: int = 3) -> str:
+    """``value`` written to ``figures`` significant figures, plainly (22,927 -> "22,900", 0.05475 -> "0.0548",
+    178.7 -> "179", 4.0 stays "4.00" only when asked for more figures)."""
+    if value == 0 or not math.isfinite(value):
+        return f"{value:g}"
+    exp = math.floor(math.log10(abs(value)))
+    decimals = figures - 1 - exp
+    rounded = round(value, decimals)
+    if decimals <= 0:
+        return f"{rounded:,.0f}"
+    return f"{rounded:.{decimals}f}"
+
+
+def round_prose(text: str, *, limit: int = 3) -> str:
+    """The text with every number written beyond ``limit`` significant figures rounded to ``limit``, by the
+    rules of :func:`overprecise` (dates, years, ids, counts and text in backticks are left as they are)."""
+    if not text:
+        return text
+    flagged = {h["number"] for h in overprecise(text, limit=limit)}
+    if not flagged:
+        return text
+    protected = [(m.start(), m.end()) for pat in (_CODE, _URL, _DATE, _ID, _COORD) for m in pat.finditer(text)]
+
+    def repl(m: "re.Match[str]") -> str:
+        if any(a <= m.start() < b for a, b in protected):
+            return m.group(0)
+        raw = m.group("num")
+        if m.group(0).strip() not in flagged and raw not in flagged:
+            return m.group(0)
+        if "." not in raw and _COUNTED.match(text, m.end()):
+            return m.group(0)
+        if "." not in raw and "," not in raw and _YEAR_SPAN.fullmatch(raw):
+            return m.group(0)
+        value = float(raw.replace(",", ""))
+        out = sig_text(value, limit)
+        return m.group(0).replace(raw, out, 1)
+
+    return NUMBER.sub(repl, text)

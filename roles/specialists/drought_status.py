@@ -185,7 +185,7 @@ def decide(brief: Mapping[str, Any], study: Mapping[str, Any], run: Mapping[str,
     else:
         when = f"In {month}"
     kind = "hydrological (streamflow) drought" if name == "SSI" else "meteorological drought"
-    verdict = f"is in {kind}" if in_drought else f"is not in {kind}"
+    verdict = f"was in {kind}" if in_drought else f"was not in {kind}"
     answer = (f"{when} {where} {verdict} by the {name}: the lowest of its time scales is {low['index']} = "
               f"{fmt(value)} ({cls})")
     rest = _values_text(p, skip=i)

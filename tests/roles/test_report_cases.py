@@ -72,7 +72,8 @@ def _prose(report: dict[str, Any]) -> str:
 
     def walk(sec: dict[str, Any]) -> None:
         if sec.get("text"):
-            parts.append(sec["text"])
+            # the question is quoted as the user asked it
+            parts.append("\n".join(ln for ln in sec["text"].splitlines() if not ln.startswith("**Question.**")))
         for sub in sec.get("subsections") or []:
             walk(sub)
 
@@ -126,8 +127,9 @@ def test_case(case, tmp_path, monkeypatch):
     problems: list[str] = []
 
     plan = (res.study.plan if res.study else {}) or {}
-    if "playbook" in exp and plan.get("playbook") != exp["playbook"]:
-        problems.append(f"playbook {plan.get('playbook')!r}, expected {exp['playbook']!r}")
+    chosen = plan.get("playbook") or (res.workspace.get("brief") or {}).get("playbook")
+    if "playbook" in exp and chosen != exp["playbook"]:
+        problems.append(f"playbook {chosen!r}, expected {exp['playbook']!r}")
     if exp.get("branch") and plan.get("branch") != exp["branch"]:
         problems.append(f"branch {plan.get('branch')!r}, expected {exp['branch']!r}")
     if "declined" in exp and bool(res.declined) != bool(exp["declined"]):
