@@ -318,7 +318,9 @@ def _site_derived(recon: Mapping[str, Any], ctx: Mapping[str, Any], intake: Mapp
         nearest[var] = {"source": where.get("source"), "station_id": where.get("station_id"), "name": where.get("name"),
                         "distance_km": where.get("distance_km"), "area_km2": st.get("area_km2"), "unit": unit,
                         "area_ratio": None if ratio is None else round(ratio, 3),
-                        "similar_area": ratio is None or lo <= ratio <= hi}
+                        "similar_area": ratio is None or lo <= ratio <= hi,
+                        # a U.S. gauge: its annual peak records are analysed by Bulletin 17C
+                        "us_gauge": "usgs" in (st.get("sources") or [st.get("source")]) or st.get("source") == "usgs"}
     derived["nearest"] = nearest
     derived["site_area_km2"] = float(area) if area is not None else ctx.get("area_km2")
 

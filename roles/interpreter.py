@@ -16,6 +16,7 @@ from aquascope_core.verify import matches, numbers_in
 from aquascope_core.workspace import Workspace
 from roles.specialists import data_requests, decide, key_numbers
 from roles.specialists.common import fmt
+from roles.specialists.record import annotate
 
 __all__ = ["interpreter", "resolve_basis"]
 
@@ -46,10 +47,11 @@ def interpreter(ws: Workspace, *, model: Any = None) -> Workspace:
     """Write ``ws.findings``: findings, consistency, decision, data requests, and the draft the Critic reads."""
     ws.status = "critique"
     brief, run, study = ws.brief or {}, ws.run or {}, ws.study or {}
-    ctx = {"return_period": (brief.get("intake") or {}).get("return_period")}
+    ctx = {"return_period": (brief.get("intake") or {}).get("return_period"),
+           "branch": (study.get("plan") or {}).get("branch")}
     kns = key_numbers(run, ctx)
     ws.event(ROLE, "start", {"key_numbers": len(kns)})
-    decision = decide(brief.get("kind"), brief, study, run, kns)
+    decision = annotate(decide(brief.get("kind"), brief, study, run, kns), brief, study, run, ws.inventory or {})
     grade = decision.get("grade")
     findings = []
     for kn in kns:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from aquascope_core.paths import PathError, get_path
+from aquascope_core.verify import sig_text
 
 __all__ = ["fmt", "kn", "band", "band_text", "grade_for_study", "HARVESTERS", "TABLES", "LABELS", "generic_decision"]
 
@@ -19,16 +20,19 @@ LABELS = {"gev_lmoments": "GEV (L-moments)", "lp3_moments": "log-Pearson III (mo
           "lp3_ema": "log-Pearson III (Bulletin 17C EMA)"}
 
 def fmt(x: Any) -> str:
-    """A number as a report writes it: 3 significant figures below 1,000, whole numbers with separators above."""
+    """A number as a report writes it: a count (an int) in full with separators; a measured value (a float) to
+    three significant figures ("22,900", "138", "97.5", "3.30", "0.0547")."""
     if x is None:
         return "n/a"
     if isinstance(x, bool) or not isinstance(x, (int, float)):
         return str(x)
-    if isinstance(x, int) or (isinstance(x, float) and x.is_integer() and abs(x) < 1e15):
-        return f"{int(x):,}"
+    if isinstance(x, int):
+        return f"{x:,}"
     ax = abs(x)
     if ax >= 1000:
-        return f"{x:,.0f}"
+        return sig_text(x, 3)
+    if x.is_integer():
+        return f"{int(x):,}"
     if ax >= 100:
         return f"{x:.0f}"
     if ax >= 10:

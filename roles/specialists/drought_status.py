@@ -185,7 +185,7 @@ def decide(brief: Mapping[str, Any], study: Mapping[str, Any], run: Mapping[str,
     else:
         when = f"In {month}"
     kind = "hydrological (streamflow) drought" if name == "SSI" else "meteorological drought"
-    verdict = f"is in {kind}" if in_drought else f"is not in {kind}"
+    verdict = f"was in {kind}" if in_drought else f"was not in {kind}"
     answer = (f"{when} {where} {verdict} by the {name}: the lowest of its time scales is {low['index']} = "
               f"{fmt(value)} ({cls})")
     rest = _values_text(p, skip=i)
@@ -240,7 +240,8 @@ def recommendations(run: Mapping[str, Any], decision: Mapping[str, Any]) -> list
                     + (", ".join(refs) + " over the period of record" if refs else "Q95 and 7Q10, not computed here")
                     + ").")
     else:
-        recs.append("Keep monitoring monthly; a time scale that is already in mild drought is the first to watch.")
+        recs.append("Keep monitoring monthly; the time scale with the lowest value, though near normal, is the first to "
+                    "watch.")
     results = run.get("results") or {}
     if not any(r.get("tool") == "standardized_precipitation_evapotranspiration_index" and r.get("status") == "ok"
                for r in results.values()):

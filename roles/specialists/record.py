@@ -1,0 +1,188 @@
+"""What every answer says about time and the record it rests on, and the ceilings on its grade.
+
+- the period of the record the answer rests on (the first established step whose payload states one);
+- when that record ends well before today, or the catalogue lists newer data of the same kind for the same
+  gauge than is held, a dated sentence saying so (the answer's and the limitations');
+- a question about now (``brief["asks_now"]``, set by the Consultant's reading of the text) on a record that ends
+  years ago: the answer says it cannot tell today's state and gives the latest state, dated;
+- the ceilings on the grade: the gap between the quantity the decision needs and the one estimated (set by the
+  kind's ``decide`` as ``quantity_gap``), a step the plan judged marginal, a record that misses recent years.
+
+The numbers these sentences state (years, counts) are put in ``decision["record"]``, which the Critic's evidence
+pool reads, so every number in them is checked like any other.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import re
+from typing import Any, Mapping
+
+__all__ = ["asks_now", "record_period", "listed_beyond", "annotate", "cap_grade", "STALE_YEARS", "GRADE_ORDER"]
+
+# a record that ends this many years before today is "well before today"
+STALE_YEARS = 3.0
+GRADE_ORDER = ("A", "B", "C", "D")
+_WORDS = {"discharge": "daily discharge", "peak_discharge": "annual peak discharge",
+          "annual_max_discharge": "annual maximum discharge", "precipitation": "precipitation",
+          "groundwater_level": "groundwater level", "potential_evapotranspiration": "potential evapotranspiration"}
+
+
+# words that put a question in the present (the reading of the text may widen them)
+_NOW = re.compile(r"\b(?:now|right now|currently|current(?:ly)?|at present|presently|today|these days|this "
+                  r"(?:year|month|season|summer|winter|spring|autumn|fall|week)|last (?:summer|winter|spring|autumn|"
+                  r"fall|month|season)|at the moment|ongoing|still)\b", re.I)
+
+
+def asks_now(text: str) -> bool:
+    """Whether a question asks about the present state ("is it in drought right now?", "this summer")."""
+    return bool(_NOW.search(text or ""))
+
+
+def _as_date(x: Any, *, end: bool) -> _dt.date | None:
+    """A date from '1987-12-31', '1987-12', 1973 or '1973' (a year or a month as its last or first day)."""
+    if x is None:
+        return None
+    s = str(x).strip()
+    m = re.fullmatch(r"(\d{4})(?:-(\d{2}))?(?:-(\d{2}))?(?:[T ].*)?", s)
+    if not m:
+        return None
+    y, mo, d = int(m.group(1)), m.group(2), m.group(3)
+    if d:
+        return _dt.date(y, int(mo), int(d))
+    if mo:
+        mo = int(mo)
+        if not end:
+            return _dt.date(y, mo, 1)
+        nxt = _dt.date(y + (mo == 12), mo % 12 + 1, 1)
+        return nxt - _dt.timedelta(days=1)
+    return _dt.date(y, 12, 31) if end else _dt.date(y, 1, 1)
+
+
+def record_period(run: Mapping[str, Any]) -> dict[str, Any] | None:
+    """``{start, end, step, what}`` of the record the answer rests on, or None when no step states a period."""
+    for sid, r in (run.get("results") or {}).items():
+        if r.get("status") != "ok":
+            continue
+        p = r.get("payload") or {}
+        per = p.get("period") if p.get("period") is not None else p.get("period_used")
+        start = end = None
+        if isinstance(per, Mapping):
+            start, end = per.get("start", per.get("first_month")), per.get("end", per.get("last_month"))
+        elif isinstance(per, (list, tuple)) and len(per) == 2:
+            start, end = per
+        elif p.get("water_years"):
+            start, end = min(p["water_years"]), max(p["water_years"])
+        if start is not None and end is not None:
+            return {"start": start, "end": end, "step": sid, "variable": p.get("variable"),
+                    "station": (p.get("station") or {}).get("station_id") if isinstance(p.get("station"), Mapping)
+                    else None}
+    return None
+
+
+def listed_beyond(inventory: Mapping[str, Any], station_id: str | None, variable: str | None,
+                  held_end: Any) -> dict[str, Any] | None:
+    """The catalogue's listing of ``variable`` at ``station_id`` that is not held and reaches past ``held_end``."""
+    if not station_id or not variable:
+        return None
+    end = _as_date(held_end, end=True)
+    for d in inventory.get("datasets") or []:
+        if str(d.get("station_id")) != str(station_id):
+            continue
+        for v in d.get("variables") or []:
+            if v.get("variable") != variable or v.get("usable"):
+                continue
+            lend = _as_date(v.get("period_end"), end=True)
+            if lend and (end is None or lend.year > end.year):
+                return {"variable": variable, "period_start": v.get("period_start"), "period_end": v.get("period_end"),
+                        "end_year": lend.year, "values": v.get("years"), "unit": v.get("unit"), "name": d.get("name")}
+    return None
+
+
+def _today(brief: Mapping[str, Any]) -> _dt.date:
+    t = _as_date(brief.get("today"), end=False) if brief.get("today") else None
+    return t or _dt.date.today()
+
+
+def _words(x: Any) -> str:
+    return str(x)[:10]
+
+
+def cap_grade(decision: dict[str, Any], ceiling: str, why: str) -> None:
+    """Lower the decision's grade to ``ceiling`` (never raise it), adding ``why`` to its reason."""
+    grade = decision.get("grade")
+    if grade not in GRADE_ORDER or GRADE_ORDER.index(grade) >= GRADE_ORDER.index(ceiling):
+        return
+    decision["grade"] = ceiling
+    decision["grade_reason"] = f"{why}; {decision.get('grade_reason') or ''}".rstrip("; ")
+
+
+def annotate(decision: dict[str, Any], brief: Mapping[str, Any], study: Mapping[str, Any], run: Mapping[str, Any],
+             inventory: Mapping[str, Any]) -> dict[str, Any]:
+    """Add the record period, staleness, the 'now' reading and the grade ceilings to a kind's decision."""
+    if decision.get("value") is None and decision.get("grade") == "not established":
+        return decision
+    plan = study.get("plan") or {}
+    answer = decision.get("answer") or ""
+    notes: list[str] = list(decision.get("time_notes") or [])
+    facts: dict[str, Any] = dict(decision.get("record") or {})
+    per = decision.get("record_period") or record_period(run)
+    today = _today(brief)
+    if per:
+        start, end = per["start"], per["end"]
+        facts.update({"start": start, "end": end})
+        if not (_words(start)[:4] in answer and _words(end)[:4] in answer):
+            answer += f" The record this rests on runs from {_words(start)} to {_words(end)}."
+        end_d = _as_date(end, end=True)
+        station = (plan.get("station") or {})
+        listed = listed_beyond(inventory, per.get("station") or station.get("station_id"), per.get("variable")
+                               or plan.get("variable"), end)
+        if listed:
+            facts.update({"listed_end": listed["end_year"], "listed_values": listed["values"],
+                          "missing_from": end_d.year + 1 if end_d else None})
+            word = _WORDS.get(listed["variable"], listed["variable"].replace("_", " "))
+            n = listed.get("values")
+            sent = (f"The catalogue lists {word} for {listed['name'] or 'this gauge'} up to {listed['end_year']}"
+                    + (f" ({n:g} values)" if isinstance(n, (int, float)) else "")
+                    + f", which is not held offline: the years {end_d.year + 1} to {listed['end_year']} are not in "
+                    "this answer; the live source (--live) or an upload of that record would add them.")
+            notes.append(sent)
+            answer += f" The record held ends in {end_d.year}, while the catalogue lists this gauge's {word} up to " \
+                      f"{listed['end_year']}: the years since are not in this answer."
+            cap_grade(decision, "B", f"the record held ends in {end_d.year} while data to {listed['end_year']} exists")
+        if end_d is not None:
+            gap = (today - end_d).days / 365.25
+            if gap >= STALE_YEARS:
+                facts["years_before_today"] = int(gap)
+                ended = f"in {end}" if re.fullmatch(r"\d{4}", str(end)) else f"on {end_d.isoformat()}"
+                notes.append(f"The record ends {ended}, {int(gap)} years before today "
+                             f"({today.isoformat()}); whatever has happened since is not in it.")
+                if brief.get("asks_now"):
+                    decision["cannot_tell_now"] = True
+                    answer = (f"This record cannot tell today's state: it ends {ended}, {int(gap)} years "
+                              f"before today. The latest state it shows: {_lower_first(answer)}")
+                    cap_grade(decision, "C", "the question is about now and the record ends years ago")
+    marginal = [n for n in plan.get("notes") or [] if "is marginal here" in str(n)]
+    ran = {sid for sid, r in (run.get("results") or {}).items() if r.get("status") == "ok"}
+    if any(str(n).split(":")[0].replace("step ", "").strip() in ran for n in marginal):
+        cap_grade(decision, "B", "a step of the plan is marginal at this site")
+    gap_q = decision.get("quantity_gap")
+    if gap_q:
+        cap_grade(decision, gap_q.get("ceiling", "B"), gap_q["why"])
+        needed = listed_beyond(inventory, (plan.get("station") or {}).get("station_id"), gap_q.get("needs"), None)
+        if needed:
+            word = _WORDS.get(needed["variable"], needed["variable"].replace("_", " "))
+            n = needed.get("values")
+            facts["needed_values"] = n
+            facts["needed_end"] = needed["end_year"]
+            answer += (f" The catalogue lists {word} for {needed['name']}"
+                       + (f" ({n:g} values)" if isinstance(n, (int, float)) else "")
+                       + f" up to {needed['end_year']}, not held offline: that record is the one to bring.")
+    decision["answer"] = answer
+    decision["time_notes"] = notes
+    decision["record"] = facts
+    return decision
+
+
+def _lower_first(text: str) -> str:
+    return text
