@@ -14,7 +14,6 @@ import re
 from typing import Any, Mapping
 
 from aquascope_core import playbooks
-from roles.specialists.record import asks_now
 from aquascope_core.errors import InputError
 from aquascope_core.workspace import Workspace
 from roles import reading, uploads
@@ -339,12 +338,11 @@ def consultant(ws: Workspace, text: str | None = None, *, answers: Mapping[str, 
         "ready": ready,
         "source": source,
         "companions": playbooks.companions(text, playbook_id),
-        # the question is about the present (today's state), which a record ending years ago cannot tell
-        "asks_now": asks_now(text),
     }
+    # the question is about the present (today's state), which a record ending years ago cannot tell
     now = reading.now_words(text)
-    if now:  # the question is about the present: the answer must say what the record can tell of it
-        ws.brief["asks_now"] = True
+    ws.brief["asks_now"] = bool(now)
+    if now:
         ws.brief["now_words"] = now
     if trend:
         ws.brief["trend"] = trend

@@ -188,7 +188,7 @@ def trend_asked(text: str) -> dict[str, str] | None:
 
 _NOW = r"\b(?:currently|current(?:ly)?|right now|at present|presently|at the moment|now|today|this (?:year|month|" \
        r"summer|winter|spring|autumn|fall|season|week)|last (?:summer|winter|spring|autumn|fall|month|season)|" \
-       r"so far this year|these days)\b"
+       r"so far this year|these days|ongoing|still)\b"
 
 
 def now_words(text: str) -> list[str]:
