@@ -354,6 +354,21 @@ def _sampled_parameters(recon: Mapping[str, Any]) -> dict[str, list[dict[str, An
     return out
 
 
+def _objective_counts(params: Sequence[Mapping[str, Any]], intake: Mapping[str, Any]) -> list[int]:
+    """Sample counts (largest first) of the sampled parameters that have an objective for ``intake.use``
+    (stated in the table, or a shipped guideline of that use): what an index for that use can rest on."""
+    from aquascope_core.tools.water_quality import USES, resolve_objectives
+
+    use = intake.get("use") if intake.get("use") in USES else "aquatic life"
+    habitat = intake.get("habitat") if intake.get("habitat") in ("cold water", "warm water") else "cold water"
+    rows = [p for p in params if p.get("parameter")]
+    try:
+        found, _ = resolve_objectives(rows, use=use, habitat=habitat)
+    except InputError:
+        return []
+    return sorted((int(p.get("n_samples") or 0) for p in rows if p["parameter"] in found), reverse=True)
+
+
 def scope_for(recon: Mapping[str, Any], intake: Mapping[str, Any], playbook: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The dict conditions and placeholders are evaluated over."""
     from aquascope_core.registry import METHODS
@@ -374,6 +389,8 @@ def scope_for(recon: Mapping[str, Any], intake: Mapping[str, Any], playbook: Map
         derived[f"{var}_parameters"] = len(params)
         derived[f"{var}_sample_counts"] = sorted((int(p.get("n_samples") or 0) for p in params), reverse=True)
         derived[f"{var}_parameter_years"] = sorted((float(p.get("years") or 0) for p in params), reverse=True)
+        if var == "water_quality":  # the parameters that have an objective for the use the intake names
+            derived[f"{var}_objective_sample_counts"] = _objective_counts(params, intake)
     derived["donors"] = ctx.get("donors") or 0
     derived["area_km2"] = ctx.get("area_km2")
     derived["dams"] = (recon.get("catchment") or {}).get("dams")

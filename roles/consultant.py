@@ -209,6 +209,7 @@ def read_intake(playbook_id: str, text: str) -> dict[str, Any]:
     low = text.lower()
     out: dict[str, Any] = {}
     names = {q["name"] for q in pb.get("intake", [])}
+    said = reading.rewrite(text)  # synonyms and units in one spelling ("safe to drink" -> drinking water)
     for q in pb.get("intake", []):
         name = q["name"]
         if q.get("silent"):  # set by the Consultant's own reading (e.g. focus), never by a word match
@@ -232,11 +233,11 @@ def read_intake(playbook_id: str, text: str) -> dict[str, Any]:
             if value is not None:
                 out[name] = value
         elif q["type"] == "list" and q.get("options") and name not in out:
-            named = _listed(q, low)
+            named = _listed(q, low) or _listed(q, said)
             if named:
                 out[name] = named
         elif q["type"] == "choice" and name not in out:
-            opt = _choice(q, low)
+            opt = _choice(q, low) or _choice(q, said)
             if opt is not None:
                 out[name] = opt
             elif name == "decision":

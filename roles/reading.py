@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["stem", "canonical", "matches", "out_of_scope", "trend_asked", "now_words", "return_period",
+__all__ = ["stem", "rewrite", "canonical", "matches", "out_of_scope", "trend_asked", "now_words", "return_period",
            "flow_in_text", "pass_by_flow", "without_pass_by", "SCOPE_LIMITS"]
 
 # Word forms and synonyms rewritten to the words the playbooks use (applied before stemming).
@@ -35,7 +35,7 @@ _SYNONYMS = (
     (r"\bsummer flows?\b", "low flow"),
     (r"\bwater[- ]table\b", "groundwater level"),
     (r"\bbore[- ]?holes?\b", "borehole"),
-    (r"\bpotable\b|\bto drink\b|\bdrinkable\b|\btap water\b", "drinking water"),
+    (r"\bpotable\b|\bto drink\b|\bdrinkable\b|\btap water\b|\bdrink\b(?!ing)", "drinking water"),
 )
 # Units written many ways, rewritten to one spelling each.
 _UNIT_FORMS = (
@@ -71,6 +71,11 @@ def stem(word: str) -> str:
     if w.endswith("s") and not w.endswith(("ss", "us", "is")):
         return w[:-1]
     return w
+
+
+def rewrite(text: str) -> str:
+    """The text lowercased with synonyms and units rewritten (words not stemmed)."""
+    return _rewrite(text)
 
 
 def _rewrite(text: str) -> str:
