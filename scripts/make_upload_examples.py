@@ -54,8 +54,8 @@ def climate() -> None:
     date = df.columns[0]
     df[date] = pd.to_datetime(df[date])
     cut = df[df[date] >= "1978-01-01"]
-    pd.DataFrame({"date": cut[date].dt.strftime("%Y-%m-%d"), "precipitation [mm]": cut["P"],
-                  "pet [mm]": cut["E0"]}).to_csv(OUT / "climate.csv", index=False)
+    pd.DataFrame({"date": cut[date].dt.strftime("%Y-%m-%d"), "precipitation (mm/d)": cut["P"],
+                  "pet (mm/d)": cut["E0"]}).to_csv(OUT / "climate.csv", index=False)
 
 
 # CCME (2001) Water Quality Index 1.0 User's Manual, worked example: North Saskatchewan River at Devon,

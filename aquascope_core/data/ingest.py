@@ -188,9 +188,6 @@ def ingest(name: str, content: bytes | str | pathlib.Path | pd.DataFrame, *, val
         col_var, col_values, asked = _annual_or_depth(col, col_var, col_values, resolution,
                                                       given=variable is not None and chosen, warnings=warnings)
         questions.extend(asked)
-        if col_unit == "mm" and resolution == "daily" and col_var in _DEPTH_RATES and not (unit is not None and chosen):
-            col_unit = "mm/d"  # a daily total in mm is a depth per day
-            warnings.append(f"column {col.label!r}: daily totals in mm read as mm/d")
         if col_unit is None:
             forms = _UNIT_FORMS.get(col_var or "", ("(m3/s)", "_cfs", "[mm]", "_m"))
             shown = ", ".join(f"\"{col.label}{' ' if f[0] in '([' else ''}{f}\"" for f in forms)
@@ -245,7 +242,6 @@ def ingest(name: str, content: bytes | str | pathlib.Path | pd.DataFrame, *, val
 
 
 _ANNUAL_KINDS = ("peak_discharge", "annual_max_discharge")
-_DEPTH_RATES = ("precipitation", "potential_evapotranspiration", "discharge")
 # Header forms a unit question offers, by what the column was read as.
 _UNIT_FORMS = {"peak_discharge": ("(m3/s)", "_cfs"), "annual_max_discharge": ("(m3/s)", "_cfs"),
                "discharge": ("(m3/s)", "_cfs", "(l/s)"), "groundwater_level": ("_m", "(m a.s.l.)"),
