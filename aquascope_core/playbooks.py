@@ -595,7 +595,7 @@ def plan(playbook: str | Mapping[str, Any], recon: Mapping[str, Any], intake: Ma
         "rationale": render(branch.get("rationale", ""), scope),
         "notes": notes,
         "recon_notes": list(recon.get("notes", []) or []),
-        "objective": render(pb.get("objective", ""), scope),
+        "objective": render(branch.get("objective") or pb.get("objective", ""), scope),  # a branch may ask another question
         "decision": intake.get("decision") or render(pb.get("decision", ""), scope),
         "methodology": render(list(branch.get("methodology", [])), scope),
         "assumptions": render(list(branch.get("assumptions", [])), scope),
@@ -611,7 +611,7 @@ def plan(playbook: str | Mapping[str, Any], recon: Mapping[str, Any], intake: Ma
     study = Study(
         steps=steps,
         version=3,
-        title=render(pb.get("study_title", pb.get("title", pb["id"])), scope),
+        title=render(branch.get("study_title") or pb.get("study_title", pb.get("title", pb["id"])), scope),
         question=question,
         problem={"kind": pb.get("problem", pb["id"]), "site": dict(recon.get("point") or {}), "params": dict(intake)},
         plan=plan_block,

@@ -179,7 +179,8 @@ def ingest(name: str, content: bytes | str | pathlib.Path | pd.DataFrame, *, val
     ingested = utc_now()
     single = len(parsed.values) == 1
     prov = source_row("upload", dataset=f"{name} (uploaded {fmt}{', ' + filename if filename else ''}; "
-                                         f"sha256 {original['sha256'][:12]})", accessed=ingested)
+                                         f"sha256 {original['sha256'][:12]})", accessed=ingested,
+                      citation=_upload_citation(name, filename, fmt, original, ingested))
     for col in parsed.values:
         chosen = single or (value_column is not None and col.position == parsed.value_position)
         col_unit = unit if (unit is not None and chosen) else col.unit
@@ -239,6 +240,14 @@ def ingest(name: str, content: bytes | str | pathlib.Path | pd.DataFrame, *, val
         "original": original,
         "ingested": ingested,
     }
+
+
+def _upload_citation(name: str, filename: str | None, fmt: str, original: dict[str, Any], ingested: str, *,
+                     what: str = "table") -> str:
+    """The reference a report lists for the user's table: one whole line (no "; " a list would split on)."""
+    shown = filename if filename and filename != name else name
+    return (f"The user's {what} {shown}, {fmt.upper()} uploaded {str(ingested)[:10]} "
+            f"(sha256 {original['sha256'][:12]}), kept verbatim in the study.")
 
 
 _ANNUAL_KINDS = ("peak_discharge", "annual_max_discharge")
@@ -476,7 +485,8 @@ def _samples_dataset(name: str, fmt: str, filename: str | None, original: dict[s
     ingested = utc_now()
     prov = source_row("upload", dataset=f"{name} (uploaded {fmt} of water-quality samples"
                                         f"{', ' + filename if filename else ''}; sha256 {original['sha256'][:12]})",
-                      accessed=ingested)
+                      accessed=ingested, citation=_upload_citation(name, filename, fmt, original, ingested,
+                                                                   what="table of water-quality samples"))
     frame = frame.sort_values("date", kind="stable").reset_index(drop=True)  # parameters keep the table's order
     frame["unit"] = frame["unit"].astype(object).where(frame["unit"].notna(), None)
     questions: list[str] = []
