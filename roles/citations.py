@@ -35,7 +35,7 @@ def split_citations(text: str) -> list[str]:
             out[-1] = f"{out[-1]}; {p}"
         else:
             out.append(p)
-    return [o if o.endswith((".", ")")) else o + "." for o in out]
+    return [o if o.endswith(".") else o + "." for o in out]
 
 
 def cite_key(cite: str) -> str:

@@ -77,6 +77,13 @@ def record_period(run: Mapping[str, Any]) -> dict[str, Any] | None:
             return {"start": start, "end": end, "step": sid, "variable": p.get("variable"),
                     "station": (p.get("station") or {}).get("station_id") if isinstance(p.get("station"), Mapping)
                     else None}
+    # a transfer rests on its donors' records: the span they cover together
+    for sid, r in (run.get("results") or {}).items():
+        spans = [c.get("period") for c in (r.get("payload") or {}).get("candidates") or []
+                 if isinstance(c, Mapping) and isinstance(c.get("period"), (list, tuple)) and len(c["period"]) == 2]
+        if r.get("status") == "ok" and spans:
+            return {"start": min(str(a) for a, _ in spans), "end": max(str(b) for _, b in spans), "step": sid,
+                    "variable": None, "station": None, "donors": True}
     return None
 
 
@@ -132,7 +139,8 @@ def annotate(decision: dict[str, Any], brief: Mapping[str, Any], study: Mapping[
         start, end = per["start"], per["end"]
         facts.update({"start": start, "end": end})
         if not (_words(start)[:4] in answer and _words(end)[:4] in answer):
-            answer += f" The record this rests on runs from {_words(start)} to {_words(end)}."
+            whose = "The donors' records run" if per.get("donors") else "The record this rests on runs"
+            answer += f" {whose} from {_words(start)} to {_words(end)}."
         end_d = _as_date(end, end=True)
         station = (plan.get("station") or {})
         listed = listed_beyond(inventory, per.get("station") or station.get("station_id"), per.get("variable")
