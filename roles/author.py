@@ -185,30 +185,11 @@ def _recommendations(ws: Workspace) -> dict[str, Any]:
 
 
 def _references(ws: Workspace) -> tuple[dict[str, Any], list[str]]:
-    plan = (ws.study or {}).get("plan") or {}
-    refs: list[str] = []
-    seen: set[str] = set()
+    """Only the works the study used (roles.citations): each whole, none twice."""
+    from roles.citations import references
 
-    def add(cite: str | None) -> None:
-        key = _cite_key(cite or "")
-        if cite and key not in seen:
-            seen.add(key)
-            refs.append(cite)
-
-    for c in plan.get("citations") or []:
-        add(c)
-    for r in ((ws.run or {}).get("results") or {}).values():
-        for src in ((r.get("payload") or {}).get("meta") or {}).get("sources", []):
-            if src.get("name") != "aquascope":
-                for part in str(src.get("citation") or src.get("dataset") or src.get("name") or "").split("; "):
-                    add(part.strip())
+    refs = references((ws.study or {}).get("plan") or {}, (ws.run or {}).get("results") or {})
     return {"id": "references", "title": "References", "text": "\n".join(f"- {r}" for r in refs)}, refs
-
-
-def _cite_key(cite: str) -> str:
-    """Author and year, so one work cited in two wordings is listed once."""
-    head = cite.split(")")[0] if ")" in cite[:80] else cite[:40]
-    return " ".join(head.lower().replace(",", " ").split()[:2]) + head[-5:]
 
 
 def recreate_command(ws: Workspace) -> str:
@@ -266,7 +247,8 @@ def _declined(ws: Workspace) -> dict[str, Any]:
     if inv:
         sections.append(inv)
     sections.append(_appendix(ws, declined=True))
-    return {"title": "Study declined", "answer": reason, "declined": True, "key_numbers": [], "sections": sections,
+    _round_prose(sections)
+    return {"title": "Study declined", "answer": round_prose(reason), "declined": True, "key_numbers": [], "sections": sections,
             "not_established": [], "critique_ok": None, "references": [], "written_by": {"all": "keyless"}}
 
 
@@ -317,8 +299,9 @@ def _round_prose(sections: Sequence[dict[str, Any]]) -> None:
     """Prose quotes three significant figures (full precision stays in the results and the tables); the
     question as the user asked it is kept verbatim."""
     def walk(sec: dict[str, Any]) -> None:
-        if sec.get("text") and sec["id"] != "problem":
-            sec["text"] = round_prose(sec["text"])
+        if sec.get("text"):
+            sec["text"] = "\n".join(ln if ln.startswith("**Question.**") else round_prose(ln)
+                                    for ln in sec["text"].split("\n"))
         for sub in sec.get("subsections") or []:
             walk(sub)
 

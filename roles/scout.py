@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from aquascope_core.recon import assess_site
+from roles.naming import name_uploads
 from aquascope_core.tools.context import DataContext
 from aquascope_core.workspace import Workspace
 
@@ -25,6 +26,7 @@ def scout(ws: Workspace, *, data: DataContext | None = None, extra_sources: Sequ
                         problem=(ws.brief or {}).get("kind"), return_period=intake.get("return_period"),
                         live=bool(ws.request.get("live")), extra_sources=extra,
                         live_options=data.live_options)
+    name_uploads(recon)  # an upload is named after the place, not its file
     datasets = []
     for st in recon["stations"]:
         usable = [v for v in st.get("variables", []) if v.get("usable")]

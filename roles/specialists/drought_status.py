@@ -268,7 +268,7 @@ def _index_table(p: Mapping[str, Any]) -> list[dict[str, Any]]:
         cur = e.get("current") or {}
         rows.append([e.get("index"), cur.get("date"), fmt(cur.get("value")), cur.get("class") or "no value",
                      e.get("record_years"), e.get("status")])
-    return [{"columns": ["Index", "Month", "Value", "Class (McKee et al. 1993)", "Values per calendar month", "Status"],
+    return [{"columns": ["Index", "Month", "Value", "Class (WMO 2012)", "Values per calendar month", "Status"],
              "rows": rows, "caption": f"{p.get('index')} at the status month"}]
 
 

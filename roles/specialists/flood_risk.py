@@ -92,11 +92,11 @@ _CONDITIONS = {
 }
 _CHANGES = {
     "at_site": ["the instantaneous annual peak record (peaks exceed daily means)",
-                "historical floods before the record (Bulletin 17C EMA)", "a significant trend in the annual maxima"],
+                "historical floods before the record (Bulletin 17C EMA)", "a Mann-Kendall trend in the annual maxima (p below 0.05)"],
     "short_record": ["a longer record (each added year narrows the bands)", "regional information (donor catchments)",
                      "the instantaneous annual peak record"],
     "bulletin17c": ["another regional skew (a newer regional study)", "further historical flood information",
-                    "a significant trend in the systematic peaks"],
+                    "a Mann-Kendall trend in the systematic peaks (p below 0.05)"],
     "published_maxima": ["the years since the series was published", "historical floods before it (Bulletin 17C EMA)"],
     "regional": ["a record at the site, even a short one", "donors closer in size and climate (live USGS records)",
                  "instantaneous peaks at the donors"],

@@ -77,6 +77,13 @@ def record_period(run: Mapping[str, Any]) -> dict[str, Any] | None:
             return {"start": start, "end": end, "step": sid, "variable": p.get("variable"),
                     "station": (p.get("station") or {}).get("station_id") if isinstance(p.get("station"), Mapping)
                     else None}
+    # a transfer rests on its donors' records: the span they cover together
+    for sid, r in (run.get("results") or {}).items():
+        spans = [c.get("period") for c in (r.get("payload") or {}).get("candidates") or []
+                 if isinstance(c, Mapping) and isinstance(c.get("period"), (list, tuple)) and len(c["period"]) == 2]
+        if r.get("status") == "ok" and spans:
+            return {"start": min(str(a) for a, _ in spans), "end": max(str(b) for _, b in spans), "step": sid,
+                    "variable": None, "station": None, "donors": True}
     return None
 
 
@@ -132,7 +139,8 @@ def annotate(decision: dict[str, Any], brief: Mapping[str, Any], study: Mapping[
         start, end = per["start"], per["end"]
         facts.update({"start": start, "end": end})
         if not (_words(start)[:4] in answer and _words(end)[:4] in answer):
-            answer += f" The record this rests on runs from {_words(start)} to {_words(end)}."
+            whose = "The donors' records run" if per.get("donors") else "The record this rests on runs"
+            answer += f" {whose} from {_words(start)} to {_words(end)}."
         end_d = _as_date(end, end=True)
         station = (plan.get("station") or {})
         listed = listed_beyond(inventory, per.get("station") or station.get("station_id"), per.get("variable")
@@ -178,10 +186,67 @@ def annotate(decision: dict[str, Any], brief: Mapping[str, Any], study: Mapping[
             answer += (f" The catalogue lists {word} for {needed['name']}"
                        + (f" ({n:g} values)" if isinstance(n, (int, float)) else "")
                        + f" up to {needed['end_year']}, not held offline: that record is the one to bring.")
+    answer = _site_notes(answer, decision, run, inventory, facts)
     decision["answer"] = answer
     decision["time_notes"] = notes
     decision["record"] = facts
     return decision
+
+
+# a gauge this close to the site is "at or very near" it
+NEAR_KM = 2.0
+_RIVER = re.compile(r"^(.*?)\s+(?:at|near|nr|abv|above|blw|below|@)\s+", re.I)
+
+
+def _river(name: str | None) -> str | None:
+    m = _RIVER.match(str(name or ""))
+    return " ".join(m.group(1).lower().split()) if m else None
+
+
+def _site_notes(answer: str, decision: dict[str, Any], run: Mapping[str, Any], inventory: Mapping[str, Any],
+                facts: dict[str, Any]) -> str:
+    """A catalogued gauge at or very near the site whose data is not held; donors on one regulated main stem."""
+    near = [d for d in inventory.get("datasets") or [] if d.get("kind") == "station"
+            and isinstance(d.get("distance_km"), (int, float)) and d["distance_km"] <= NEAR_KM]
+    if near and not any(d.get("usable") for d in near):
+        g = min(near, key=lambda d: d["distance_km"])
+        listed = [v for v in g.get("variables") or [] if v.get("period_end") and v.get("period_start")]
+        span = ""
+        if listed:
+            y0 = int(str(min(v["period_start"] for v in listed))[:4])
+            y1 = int(str(max(v["period_end"] for v in listed))[:4])
+            facts.update({"near_gauge_from": y0, "near_gauge_to": y1})
+            span = f", with records listed from {y0} to {y1}"
+        facts["near_gauge_km"] = g["distance_km"]
+        answer += (f" The catalogue holds a gauge at or very near the site, {g.get('name')} ({g.get('source')} "
+                   f"{g.get('station_id')}, {g['distance_km']:g} km away){span}, whose data is not held offline: its "
+                   "record (with the live source, or as an upload) should be used before any transfer from other "
+                   "catchments.")
+        cap_grade(decision, "B", "a gauge at the site has a record that was not used")
+    donors: list[dict[str, Any]] = []
+    regulation: dict[str, Any] = {}
+    for r in (run.get("results") or {}).values():
+        p = r.get("payload") or {}
+        for c in p.get("candidates") or []:
+            if isinstance(c, Mapping) and c.get("id"):
+                regulation[str(c["id"])] = c.get("regulation")
+        for d in p.get("donors") or []:
+            if isinstance(d, Mapping) and d.get("name"):
+                donors.append(dict(d))
+    by_river: dict[str, list[dict[str, Any]]] = {}
+    for d in donors:
+        key = _river(d.get("name"))
+        if key and all(x.get("name") != d.get("name") for x in by_river.get(key, [])):
+            by_river.setdefault(key, []).append(d)
+    for river, ds in by_river.items():
+        reg = [regulation.get(str(d.get("id"))) or d.get("regulation") for d in ds]
+        if len(ds) >= 2 and any(x == "regulated" for x in reg):
+            names = ", ".join(d["name"] for d in ds)
+            answer += (f" The donors {names} lie on the same main stem ({river.title()}), regulated by reservoirs "
+                       "upstream: they are not independent of one another, and their low flows carry the "
+                       "regulation's releases, not the natural regime.")
+            cap_grade(decision, "B", "donors on one regulated main stem")
+    return answer
 
 
 def _lower_first(text: str) -> str:

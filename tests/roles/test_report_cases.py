@@ -66,6 +66,17 @@ def test_the_table_is_well_formed():
             assert (ROOT / up).is_file(), f"{where}: upload {up} is not a file in the repository"
 
 
+def test_the_readme_first_command_is_a_case_of_the_table():
+    """The README's first command (and the flood example after it) run as cases here, so what the README promises
+    is what a reviewer reads."""
+    readme = (ROOT / "README.md").read_text()
+    commands = re.findall(r'aquascope studio "([^"]+)" --lat ([-0-9.]+) --lon ([-0-9.]+) --yes --out', readme)
+    assert len(commands) >= 2, "the README's first commands are not found"
+    cases = {(c["text"], float(c["lat"]), float(c["lon"])) for c in CASES if c.get("covers") == "readme"}
+    for text, lat, lon in commands[:2]:
+        assert (text, float(lat), float(lon)) in cases, f"README command {text!r} at {lat}, {lon} has no readme case"
+
+
 def _prose(report: dict[str, Any]) -> str:
     """The report's prose (every section's text, subsections included) and its summary table."""
     parts: list[str] = []
@@ -148,6 +159,10 @@ def test_case(case, tmp_path, monkeypatch):
         problems.append("study.yaml was not written")
 
     # the global rules
+    if not res.declined and not res.report.get("critique_ok"):
+        problems.append("the critique is not clean: " + "; ".join(
+            f"{u['number']} in {u['sentence'][:120]!r}" for u in (res.report.get("final_check") or {}).get("unmatched", []))
+            + f" (failed checks {(res.workspace.get('critique') or {}).get('failed')})")
     if res.declined and "study.yaml" not in files:
         problems.append("a declined study wrote no study.yaml")
     for name in ("study.yaml", "workspace.json"):
@@ -161,7 +176,7 @@ def test_case(case, tmp_path, monkeypatch):
     for r in sorted({r for r in ref_lines if ref_lines.count(r) > 1}):
         problems.append(f"reference listed twice: {r[:120]!r}")
     for r in refs:
-        if not re.search(r"\b(1[89]\d{2}|20\d{2})\b", r) or len(r.split()) < 4:
+        if not re.search(r"\b(1[89]\d{2}|20\d{2})\b", r) or len(r.split()) < 6 or "..." in r:
             problems.append(f"reference is not a whole citation: {r!r}")
 
     assert not problems, f"{where}:\n- " + "\n- ".join(problems) + f"\n--- report.md ---\n{_excerpt(md)}"
