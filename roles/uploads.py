@@ -73,10 +73,22 @@ def reconcile(tables: Mapping[str, Mapping[str, Any]], text: str, playbook_id: s
     return out
 
 
+def _usable(entry: Mapping[str, Any]) -> list[str]:
+    """The columns of a table whose variable and unit are both known (no question is open about them)."""
+    questions = entry.get("questions") or []
+    return [str(v.get("column")) for v in entry.get("variables") or []
+            if v.get("unit") not in (None, "unknown")
+            and not any(f"column {v.get('column')!r}".lower() in q.lower() for q in questions)]
+
+
 def upload_questions(tables: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """The open questions about the uploads, one per table and column, in the Consultant's question form."""
+    """The open questions that stop a study, in the Consultant's question form: those of a table none of whose
+    columns can be read yet. A table with a readable column goes ahead; its other columns are left unused (the
+    ingest's questions stay in the table entry for the record)."""
     qs = []
     for name, entry in tables.items():
+        if _usable(entry):
+            continue
         for q in entry.get("questions") or []:
             qs.append({"field": f"upload:{name}", "question": f"{name}: {q}", "options": None, "default": None})
     return qs
