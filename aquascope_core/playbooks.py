@@ -596,7 +596,8 @@ def plan(playbook: str | Mapping[str, Any], recon: Mapping[str, Any], intake: Ma
         "notes": notes,
         "recon_notes": list(recon.get("notes", []) or []),
         "objective": render(branch.get("objective") or pb.get("objective", ""), scope),  # a branch may ask another question
-        "decision": intake.get("decision") or render(pb.get("decision", ""), scope),
+        "decision": render(branch["decision"], scope) if branch.get("decision") else (
+            intake.get("decision") or render(pb.get("decision", ""), scope)),
         "methodology": render(list(branch.get("methodology", [])), scope),
         "assumptions": render(list(branch.get("assumptions", [])), scope),
         "alternatives": render(list(branch.get("alternatives", [])), scope),

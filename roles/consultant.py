@@ -314,7 +314,8 @@ def consultant(ws: Workspace, text: str | None = None, *, answers: Mapping[str, 
     questions = (upload_qs + questions)[:3] if upload_qs else questions
     assumed = [f"{q.get('label', q['name'])}: {intake.get(q['name'])} (default)" for q in pb.get("intake", [])
                if q["name"] not in stated and intake.get(q["name"]) is not None and not q.get("silent")
-               and not q.get("derive")]  # derived items are listed by the Scout, with how they were found
+               and not q.get("derive")  # derived items are listed by the Scout, with how they were found
+               and not (q.get("not_for") and q["not_for"] == intake.get("focus"))]  # unused by this question
     for name, entry in (ws.tables or {}).items():
         for k, v in (entry.get("read_from_request") or {}).items():
             assumed.append(f"Table {name}: {'the values are ' + str(v).replace('_', ' ') + 's' if k == 'variable' else 'unit ' + str(v)}, "

@@ -47,8 +47,9 @@ def interpreter(ws: Workspace, *, model: Any = None) -> Workspace:
     """Write ``ws.findings``: findings, consistency, decision, data requests, and the draft the Critic reads."""
     ws.status = "critique"
     brief, run, study = ws.brief or {}, ws.run or {}, ws.study or {}
-    ctx = {"return_period": (brief.get("intake") or {}).get("return_period"),
-           "branch": (study.get("plan") or {}).get("branch")}
+    trend = (brief.get("intake") or {}).get("focus") == "trend"  # a trend question: no T-year headline
+    ctx = {"return_period": None if trend else (brief.get("intake") or {}).get("return_period"),
+           "branch": (study.get("plan") or {}).get("branch"), "focus": "trend" if trend else None}
     kns = key_numbers(run, ctx)
     ws.event(ROLE, "start", {"key_numbers": len(kns)})
     decision = annotate(decide(brief.get("kind"), brief, study, run, kns), brief, study, run, ws.inventory or {})

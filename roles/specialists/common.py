@@ -100,8 +100,12 @@ def _station_record(step: str, p: Mapping[str, Any], ctx: Mapping[str, Any]) -> 
 
 def _trend_test(step: str, p: Mapping[str, Any], ctx: Mapping[str, Any]) -> list[dict[str, Any]]:
     tr = p.get("trend") or {}
+    headline = ctx.get("focus") == "trend"  # the trend is the answer: Sen's slope is its headline number
+    ci = tr.get("sen_slope_ci") or []
     rows = [kn(step, "trend.p_value", p, "Mann-Kendall p-value", None, summary=True),
-            kn(step, "trend.sen_slope", p, "Sen's slope", tr.get("slope_unit"))]
+            kn(step, "trend.sen_slope", p, "Sen's slope", tr.get("slope_unit"), summary=headline, headline=headline,
+               band=band(p, "trend.sen_slope_ci[0]", "trend.sen_slope_ci[1]", step, 1 - float(tr.get("alpha") or 0.05))
+               if headline and len(ci) == 2 else None)]
     return [r for r in rows if r]
 
 
