@@ -90,5 +90,7 @@ def upload_questions(tables: Mapping[str, Mapping[str, Any]]) -> list[dict[str, 
         if _usable(entry):
             continue
         for q in entry.get("questions") or []:
+            if "unit of column" in q:
+                q += "; or say it in the reply, for example \"the values are in cfs\""
             qs.append({"field": f"upload:{name}", "question": f"{name}: {q}", "options": None, "default": None})
     return qs
