@@ -71,6 +71,7 @@ def replay_decline(study: Study | Mapping[str, Any], *, recon: Mapping[str, Any]
     try:
         playbooks.plan(pb, recon, problem.get("intake") or {}, question=problem.get("text") or "")
     except DeclinedError as exc:
-        return {"declined": True, "reason": exc.message, "recorded": recorded, "same": exc.message == recorded,
-                "replayed": True}
+        # the recorded reason may carry what the crew added after the playbook's sentence (a data request)
+        return {"declined": True, "reason": exc.message, "recorded": recorded,
+                "same": exc.message == recorded or recorded.startswith(exc.message.rstrip(".")), "replayed": True}
     return {"declined": False, "reason": "", "recorded": recorded, "same": False, "replayed": True}

@@ -125,6 +125,7 @@ def verify(text: str, pool: Iterable[float], *, allowed: Iterable[float] = ()) -
 _COUNTED = re.compile(r"\s*(?:daily |monthly |annual |water[- ])?(?:values?|years?|days?|months?|resamples?|samples?|"
                       r"stations?|events?|peaks?|maxima|records?|rows?|steps?|donors?|gauges?|wells?|observations?|"
                       r"index-months?|month\(s\)|year\(s\))\b", re.I)
+_SCI = re.compile(r"(?<![\w.])[-−]?\d+(?:\.\d+)?[eE][-+]?\d+(?![\w.])")
 _COORD = re.compile(r"\b(?:latitude|longitude|lat|lon)\s*[-−]?\d+(?:\.\d+)?", re.I)
 _YEAR_SPAN = re.compile(r"\b1[6-9]\d{2}|20\d{2}\b")
 
@@ -147,7 +148,9 @@ def overprecise(text: str, *, limit: int = 3) -> list[dict[str, Any]]:
     things (values, years, resamples, ...), which are exact."""
     out = []
     for sent in sentences(_LISTNUM.sub(" ", text or "")):
-        scrubbed = _scrub(_COORD.sub(" ", sent))
+        for m in _SCI.finditer(_CODE.sub(" ", sent)):  # prose writes numbers out, not in scientific notation
+            out.append({"number": m.group(0), "sentence": sent})
+        scrubbed = _scrub(_COORD.sub(" ", _SCI.sub(" ", sent)))
         for m in NUMBER.finditer(scrubbed):
             raw = m.group("num")
             if significant_figures(raw) <= limit:
@@ -178,6 +181,8 @@ def round_prose(text: str, *, limit: int = 3) -> str:
     rules of :func:`overprecise` (dates, years, ids, counts and text in backticks are left as they are)."""
     if not text:
         return text
+    # scientific notation ("2.293e+04") is written out plainly first
+    text = _SCI.sub(lambda m: sig_text(float(m.group(0)), limit), text)
     flagged = {h["number"] for h in overprecise(text, limit=limit)}
     if not flagged:
         return text

@@ -22,6 +22,8 @@ __all__ = ["asks_now", "record_period", "listed_beyond", "annotate", "cap_grade"
 
 # a record that ends this many years before today is "well before today"
 STALE_YEARS = 3.0
+# the kinds whose answer is a state (as of a month), which an old record gives only as it was then
+STATUS_KINDS = ("drought_status", "groundwater_decline", "water_quality")
 GRADE_ORDER = ("A", "B", "C", "D")
 _WORDS = {"discharge": "daily discharge", "peak_discharge": "annual peak discharge",
           "annual_max_discharge": "annual maximum discharge", "precipitation": "precipitation",
@@ -165,6 +167,10 @@ def annotate(decision: dict[str, Any], brief: Mapping[str, Any], study: Mapping[
                 ended = f"in {end}" if re.fullmatch(r"\d{4}", str(end)) else f"on {end_d.isoformat()}"
                 notes.append(f"The record ends {ended}, {int(gap)} years before today "
                              f"({today.isoformat()}); whatever has happened since is not in it.")
+                if not brief.get("asks_now") and brief.get("kind") in STATUS_KINDS:
+                    answer += (f" The record ends {ended}, {int(gap)} years before today: this is the state it "
+                               "shows then; today's is not known from it.")
+                    cap_grade(decision, "B", f"the status is that of a record ending {int(gap)} years before today")
                 if brief.get("asks_now"):
                     decision["cannot_tell_now"] = True
                     answer = (f"This record cannot tell today's state: it ends {ended}, {int(gap)} years "

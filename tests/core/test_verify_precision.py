@@ -16,3 +16,9 @@ def test_what_is_flagged_and_what_is_not():
     assert [h["number"] for h in overprecise(text)] == ["22,927", "0.05475"]
     assert round_prose(text) == text.replace("22,927", "22,900").replace("0.05475", "0.0548")
     assert round_prose("80.34 years of record") == "80.3 years of record"
+
+
+def test_scientific_notation_is_written_out():
+    assert [h["number"] for h in overprecise("a flood of 2.293e+04 ft3/s")] == ["2.293e+04"]
+    assert round_prose("largest 2.5e+04 in 1897; 100-year flood 2.293e+04 ft3/s") == \
+        "largest 25,000 in 1897; 100-year flood 22,900 ft3/s"

@@ -2,7 +2,7 @@
 
 Each case is a problem text at a site (with uploads from the repository, and optionally a forced playbook), run
 with "just go" semantics (no questions; defaults and derivations listed as assumptions) through ``solve``, the
-path the CLI's ``solve --yes`` takes, with the Author writing its files into a temporary artifact store. The
+headless path the CLI's ``solve --yes`` takes, with the Author writing its files into a temporary artifact store. The
 files are exported to a temporary folder as the CLI would; the case's expectations are then checked against
 report.md, and the global rules against every case:
 
@@ -105,7 +105,10 @@ def _excerpt(md: str, n: int = 1800) -> str:
 
 
 def run_case(case: dict[str, Any], tmp: Path) -> dict[str, Any]:
-    from roles.team import solve
+    try:  # the headless entry point: the crew's graph (graphs.solve), or the roles in turn where that is absent
+        from graphs.solve import solve
+    except ImportError:
+        from roles.team import solve
 
     tables = {Path(u).name: ROOT / u for u in case.get("uploads") or []}
     store_root = tmp / "artifacts"
