@@ -165,6 +165,9 @@ _CHANGE = (r"(?:getting|growing|becoming|gotten|grown|become|got) (?:\w+ )?(?:bi
            r"\b(?:more|less) (?:frequent|often|common)\b|\bincreas\w*|\bdecreas\w*|\bdeclin\w*|\bris(?:e|es|ing)\b|"
            r"\bfall(?:s|ing)?\b|\bdrop(?:s|ping)?\b|\bshrink\w*|\bintensif\w*|\btrends?\b|\bchang(?:ed|ing)\b|"
            r"\blower and lower\b|\bhigher and higher\b|\bdrying\b|\bover (?:the )?(?:years|decades|time)\b")
+# Change words that also describe an allowance or a scenario ("increased by 20 %", "a changing climate"): with a
+# return period or a climate word beside them they do not make a trend question.
+_WEAK = r"increas\w*|decreas\w*|chang(?:ed|ing)|ris(?:e|es|ing)|fall(?:s|ing)?|drop(?:s|ping)?|declin\w*"
 # The series each trend question is about, with the words that name it (in canonical, unstemmed form).
 _TREND_SERIES = (
     ("groundwater levels", r"groundwater|aquifer|\bwells?\b|borehole|piezomet|\bwater levels? in (?:my|the|our) well"),
@@ -185,6 +188,10 @@ def trend_asked(text: str) -> dict[str, str] | None:
     m = re.search(_CHANGE, low)
     if not m:
         return None
+    if re.fullmatch(_WEAK, m.group(0)) and (return_period(text) is not None or re.search(r"climate", low)):
+        # "the 100-year flood increased by 20 % for climate change" asks for a quantity, not a trend
+        if not any(re.fullmatch(_WEAK, x.group(0)) is None for x in re.finditer(_CHANGE, low)):
+            return None
     for series, pattern in _TREND_SERIES:
         if re.search(pattern, low):
             return {"series": series, "words": m.group(0)}

@@ -80,5 +80,8 @@ def test_trend_and_now_words():
     assert reading.trend_asked("Is the river drying up?")["series"] == "low flows"
     assert reading.trend_asked("Has nitrate been rising?")["series"] == "water quality"
     assert reading.trend_asked("Design flow for a bridge, 100-year") is None
+    assert reading.trend_asked("The 100-year flood increased by 20 % for climate change") is None
+    assert reading.trend_asked("Is the 100-year flood getting bigger?")["series"] == "floods"
+    assert reading.trend_asked("Are floods increasing?")["series"] == "floods"
     assert reading.now_words("Is the catchment in drought right now, this summer?") == ["right now", "this summer"]
     assert reading.now_words("Drought status in August 1987") == []
