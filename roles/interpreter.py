@@ -17,6 +17,7 @@ from aquascope_core.workspace import Workspace
 from roles.specialists import data_requests, decide, key_numbers
 from roles.specialists.common import fmt
 from roles.specialists.record import annotate
+from roles.specialists.trend import data_requests as trend_requests
 
 __all__ = ["interpreter", "resolve_basis"]
 
@@ -83,7 +84,7 @@ def interpreter(ws: Workspace, *, model: Any = None) -> Workspace:
         "key_numbers": kns,
         "consistency": consistency,
         "decision": decision,
-        "data_requests": data_requests(brief.get("kind")),
+        "data_requests": trend_requests() if trend else data_requests(brief.get("kind")),
         "assumptions": list((study.get("plan") or {}).get("assumptions") or []),
         "draft": draft,
         "written_by": written_by,

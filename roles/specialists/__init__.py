@@ -66,7 +66,9 @@ def decide(kind: str | None, brief: Mapping[str, Any], study: Mapping[str, Any],
 
 
 def recommendations(kind: str | None, run: Mapping[str, Any], decision: Mapping[str, Any]) -> list[str]:
-    fn = getattr(module_for(kind), "recommendations", None)
+    from roles.specialists import trend
+
+    fn = trend.recommendations if trend.is_trend_decision(decision) else getattr(module_for(kind), "recommendations", None)
     recs = list(fn(run, decision)) if fn else []
     for sid, r in (run.get("results") or {}).items():
         if r.get("status") == "failed":

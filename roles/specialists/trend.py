@@ -12,7 +12,7 @@ from typing import Any, Mapping, Sequence
 
 from roles.specialists.common import fmt, grade_for_study
 
-__all__ = ["is_trend_study", "decide", "SERIES"]
+__all__ = ["is_trend_study", "is_trend_decision", "decide", "recommendations", "data_requests", "SERIES"]
 
 # What the tool a trend step reads from produced, in words, and which years it covers.
 SERIES = {
@@ -110,3 +110,34 @@ def decide(brief: Mapping[str, Any], study: Mapping[str, Any], run: Mapping[str,
             "conditions": ["the series was measured consistently through the record",
                            "a trend over the record describes the past; it is not a forecast"],
             "what_would_change_it": ["further years of record", "a change of gauge, rating or regulation in the record"]}
+
+
+def is_trend_decision(decision: Mapping[str, Any]) -> bool:
+    """Whether a decision is a trend study's (its basis is a trend step's Sen's slope)."""
+    return decision.get("method") == "mann_kendall" and str(decision.get("basis") or "").endswith(".trend.sen_slope")
+
+
+def recommendations(run: Mapping[str, Any], decision: Mapping[str, Any]) -> list[str]:
+    """What a reader of a trend answer should do next."""
+    recs = ["Extend the record to the present (the gauge's recent years, or a live source) and test again: a trend "
+            "over the record says nothing of the years after it."]
+    band = decision.get("band") or {}
+    lo, hi = band.get("lower"), band.get("upper")
+    if isinstance(lo, (int, float)) and isinstance(hi, (int, float)) and lo < 0 < hi:
+        recs.append("The slope's interval spans zero: plan on the record's range of values rather than on a "
+                    "rising or falling line.")
+    elif isinstance(lo, (int, float)) and isinstance(hi, (int, float)):
+        recs.append("Before acting on the trend, look for a cause (a change of gauge, rating, regulation, abstraction "
+                    "or land use in the record) and test the recent decades on their own.")
+    recs.append("For a design value under change, a non-stationary frequency analysis (a trend in the location "
+                "parameter) can be set against the stationary one.")
+    return recs
+
+
+def data_requests() -> list[dict[str, Any]]:
+    """The data that would firm up a trend answer."""
+    return [{"what": "the record up to the present", "why": "a trend over the record says nothing of the years after it",
+             "effect": "a trend that includes the recent years"},
+            {"what": "the gauge's history (site moves, rating changes, regulation and abstraction over the years)",
+             "why": "a change in how or what was measured makes a trend of its own",
+             "effect": "a trend that can be read as a change in the river"}]
