@@ -114,6 +114,7 @@ def _today(brief: Mapping[str, Any]) -> _dt.date:
 
 
 def _words(x: Any) -> str:
+    """A period bound as the answer writes it: a date (YYYY-MM-DD), a month or a year."""
     return str(x)[:10]
 
 
@@ -174,7 +175,7 @@ def annotate(decision: dict[str, Any], brief: Mapping[str, Any], study: Mapping[
                 if brief.get("asks_now"):
                     decision["cannot_tell_now"] = True
                     answer = (f"This record cannot tell today's state: it ends {ended}, {int(gap)} years "
-                              f"before today. The latest state it shows: {_lower_first(answer)}")
+                              f"before today. The latest state it shows: {answer}")
                     cap_grade(decision, "C", "the question is about now and the record ends years ago")
     marginal = [n for n in plan.get("notes") or [] if "is marginal here" in str(n)]
     ran = {sid for sid, r in (run.get("results") or {}).items() if r.get("status") == "ok"}
@@ -262,7 +263,3 @@ def _site_notes(answer: str, decision: dict[str, Any], run: Mapping[str, Any], i
                        "regulation's releases, not the natural regime.")
             cap_grade(decision, "B", "donors on one regulated main stem")
     return answer
-
-
-def _lower_first(text: str) -> str:
-    return text
