@@ -15,6 +15,7 @@ pool reads, so every number in them is checked like any other.
 from __future__ import annotations
 
 import datetime as _dt
+import os
 import re
 from typing import Any, Mapping
 
@@ -109,8 +110,13 @@ def listed_beyond(inventory: Mapping[str, Any], station_id: str | None, variable
 
 
 def _today(brief: Mapping[str, Any]) -> _dt.date:
-    t = _as_date(brief.get("today"), end=False) if brief.get("today") else None
-    return t or _dt.date.today()
+    """Today as the answer counts it: the brief's ``today``, else $AQUASCOPE_TODAY (YYYY-MM-DD, for reports that
+    must read the same on any day, such as the case table), else the calendar's."""
+    for given in (brief.get("today"), os.environ.get("AQUASCOPE_TODAY")):
+        t = _as_date(given, end=False) if given else None
+        if t:
+            return t
+    return _dt.date.today()
 
 
 def _words(x: Any) -> str:
