@@ -242,7 +242,10 @@ def _declined(ws: Workspace) -> dict[str, Any]:
     b = ws.brief or {}
     reason = b.get("declined_reason") or "The crew declined the study."
     inv = _site_data(ws) if ws.inventory else None
-    sections = [{"id": "summary", "title": "Summary", "text": f"**Declined.** {reason}"},
+    from roles.specialists.record import near_gauge_sentence
+
+    near = near_gauge_sentence(ws.inventory or {}) if ws.inventory else None
+    sections = [{"id": "summary", "title": "Summary", "text": f"**Declined.** {reason}" + (f"\n\n{near}" if near else "")},
                 {"id": "problem", "title": "Problem and decision", "text": f"**Question.** {b.get('problem', '')}"}]
     if inv:
         sections.append(inv)

@@ -15,10 +15,11 @@ pool reads, so every number in them is checked like any other.
 from __future__ import annotations
 
 import datetime as _dt
+import os
 import re
 from typing import Any, Mapping
 
-__all__ = ["asks_now", "record_period", "listed_beyond", "annotate", "cap_grade", "STALE_YEARS", "GRADE_ORDER"]
+__all__ = ["asks_now", "near_gauge_sentence", "record_period", "listed_beyond", "annotate", "cap_grade", "STALE_YEARS", "GRADE_ORDER"]
 
 # a record that ends this many years before today is "well before today"
 STALE_YEARS = 3.0
@@ -109,11 +110,17 @@ def listed_beyond(inventory: Mapping[str, Any], station_id: str | None, variable
 
 
 def _today(brief: Mapping[str, Any]) -> _dt.date:
-    t = _as_date(brief.get("today"), end=False) if brief.get("today") else None
-    return t or _dt.date.today()
+    """Today as the answer counts it: the brief's ``today``, else $AQUASCOPE_TODAY (YYYY-MM-DD, for reports that
+    must read the same on any day, such as the case table), else the calendar's."""
+    for given in (brief.get("today"), os.environ.get("AQUASCOPE_TODAY")):
+        t = _as_date(given, end=False) if given else None
+        if t:
+            return t
+    return _dt.date.today()
 
 
 def _words(x: Any) -> str:
+    """A period bound as the answer writes it: a date (YYYY-MM-DD), a month or a year."""
     return str(x)[:10]
 
 
@@ -174,7 +181,7 @@ def annotate(decision: dict[str, Any], brief: Mapping[str, Any], study: Mapping[
                 if brief.get("asks_now"):
                     decision["cannot_tell_now"] = True
                     answer = (f"This record cannot tell today's state: it ends {ended}, {int(gap)} years "
-                              f"before today. The latest state it shows: {_lower_first(answer)}")
+                              f"before today. The latest state it shows: {answer}")
                     cap_grade(decision, "C", "the question is about now and the record ends years ago")
     marginal = [n for n in plan.get("notes") or [] if "is marginal here" in str(n)]
     ran = {sid for sid, r in (run.get("results") or {}).items() if r.get("status") == "ok"}
@@ -209,25 +216,34 @@ def _river(name: str | None) -> str | None:
     return " ".join(m.group(1).lower().split()) if m else None
 
 
+def near_gauge_sentence(inventory: Mapping[str, Any], facts: dict[str, Any] | None = None) -> str | None:
+    """The sentence naming a catalogued gauge at or very near the site whose data is not held (None when a record
+    near the site is held, or no gauge is that near); its years go into ``facts``."""
+    facts = {} if facts is None else facts
+    near = [d for d in inventory.get("datasets") or [] if d.get("kind") == "station"
+            and isinstance(d.get("distance_km"), (int, float)) and d["distance_km"] <= NEAR_KM]
+    if not near or any(d.get("usable") for d in near):
+        return None
+    g = min(near, key=lambda d: d["distance_km"])
+    listed = [v for v in g.get("variables") or [] if v.get("period_end") and v.get("period_start")]
+    span = ""
+    if listed:
+        y0 = int(str(min(v["period_start"] for v in listed))[:4])
+        y1 = int(str(max(v["period_end"] for v in listed))[:4])
+        facts.update({"near_gauge_from": y0, "near_gauge_to": y1})
+        span = f", with records listed from {y0} to {y1}"
+    facts["near_gauge_km"] = g["distance_km"]
+    return (f"The catalogue holds a gauge at or very near the site, {g.get('name')} ({g.get('source')} "
+            f"{g.get('station_id')}, {g['distance_km']:g} km away){span}, whose data is not held offline: its record "
+            "(with the live source, or as an upload) should be used before any transfer from other catchments.")
+
+
 def _site_notes(answer: str, decision: dict[str, Any], run: Mapping[str, Any], inventory: Mapping[str, Any],
                 facts: dict[str, Any]) -> str:
     """A catalogued gauge at or very near the site whose data is not held; donors on one regulated main stem."""
-    near = [d for d in inventory.get("datasets") or [] if d.get("kind") == "station"
-            and isinstance(d.get("distance_km"), (int, float)) and d["distance_km"] <= NEAR_KM]
-    if near and not any(d.get("usable") for d in near):
-        g = min(near, key=lambda d: d["distance_km"])
-        listed = [v for v in g.get("variables") or [] if v.get("period_end") and v.get("period_start")]
-        span = ""
-        if listed:
-            y0 = int(str(min(v["period_start"] for v in listed))[:4])
-            y1 = int(str(max(v["period_end"] for v in listed))[:4])
-            facts.update({"near_gauge_from": y0, "near_gauge_to": y1})
-            span = f", with records listed from {y0} to {y1}"
-        facts["near_gauge_km"] = g["distance_km"]
-        answer += (f" The catalogue holds a gauge at or very near the site, {g.get('name')} ({g.get('source')} "
-                   f"{g.get('station_id')}, {g['distance_km']:g} km away){span}, whose data is not held offline: its "
-                   "record (with the live source, or as an upload) should be used before any transfer from other "
-                   "catchments.")
+    sentence = near_gauge_sentence(inventory, facts)
+    if sentence:
+        answer += " " + sentence
         cap_grade(decision, "B", "a gauge at the site has a record that was not used")
     donors: list[dict[str, Any]] = []
     regulation: dict[str, Any] = {}
@@ -253,7 +269,3 @@ def _site_notes(answer: str, decision: dict[str, Any], run: Mapping[str, Any], i
                        "regulation's releases, not the natural regime.")
             cap_grade(decision, "B", "donors on one regulated main stem")
     return answer
-
-
-def _lower_first(text: str) -> str:
-    return text

@@ -29,6 +29,7 @@ from aquascope_core.workspace import ArtifactStore
 
 ROOT = Path(__file__).resolve().parents[2]
 CASES_DIR = Path(__file__).parent / "cases"
+TODAY = "2026-12-01"
 GRADES = {"A": 4, "B": 3, "C": 2, "D": 1, "not established": 0}
 PROSE_SECTIONS = ("summary", "problem", "site_data", "methodology", "results", "limitations", "recommendations")
 KEYS = {"id", "covers", "text", "lat", "lon", "uploads", "yes", "playbook", "expect", "intake", "pending"}
@@ -132,6 +133,7 @@ def _params() -> list[Any]:
 @pytest.mark.parametrize("case", _params())
 def test_case(case, tmp_path, monkeypatch):
     monkeypatch.setenv("AQUASCOPE_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("AQUASCOPE_TODAY", TODAY)  # "N years before today" reads the same on any day
     got = run_case(case, tmp_path)
     res, md, files = got["result"], got["md"], got["files"]
     exp = case.get("expect") or {}
