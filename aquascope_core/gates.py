@@ -227,8 +227,11 @@ def _trend_on_series(p: Any, g: Mapping[str, Any]) -> tuple:
     ok = pv >= alpha
     direction = tr.get("trend", "a trend")
     slope = tr.get("sen_slope")
-    extra = f", Sen's slope {_fmt(slope)} {tr.get('slope_unit') or ''}".rstrip() if slope is not None else ""
-    return ok, pv, alpha, (f"Mann-Kendall p = {pv:.3g}{extra}: " + ("no significant trend" if ok else f"significant ({direction}) at {alpha:g}"))
+    extra = f", Sen's slope {slope:.3g} {tr.get('slope_unit') or ''}".rstrip() if isinstance(slope, (int, float)) else ""
+    # "significant" only with the test named and its p below alpha
+    return ok, pv, alpha, (f"Mann-Kendall p = {pv:.3g}{extra}: " + (f"no trend at the {alpha:g} level (p not below it)"
+                                                                    if ok else f"{direction} significant at the "
+                                                                    f"{alpha:g} level (p below it)"))
 
 
 def _cross_check_ratio(p: Any, g: Mapping[str, Any]) -> tuple:

@@ -318,7 +318,9 @@ def _site_derived(recon: Mapping[str, Any], ctx: Mapping[str, Any], intake: Mapp
         nearest[var] = {"source": where.get("source"), "station_id": where.get("station_id"), "name": where.get("name"),
                         "distance_km": where.get("distance_km"), "area_km2": st.get("area_km2"), "unit": unit,
                         "area_ratio": None if ratio is None else round(ratio, 3),
-                        "similar_area": ratio is None or lo <= ratio <= hi}
+                        "similar_area": ratio is None or lo <= ratio <= hi,
+                        # a U.S. gauge: its annual peak records are analysed by Bulletin 17C
+                        "us_gauge": "usgs" in (st.get("sources") or [st.get("source")]) or st.get("source") == "usgs"}
     derived["nearest"] = nearest
     derived["site_area_km2"] = float(area) if area is not None else ctx.get("area_km2")
 
@@ -352,6 +354,21 @@ def _sampled_parameters(recon: Mapping[str, Any]) -> dict[str, list[dict[str, An
     return out
 
 
+def _objective_counts(params: Sequence[Mapping[str, Any]], intake: Mapping[str, Any]) -> list[int]:
+    """Sample counts (largest first) of the sampled parameters that have an objective for ``intake.use``
+    (stated in the table, or a shipped guideline of that use): what an index for that use can rest on."""
+    from aquascope_core.tools.water_quality import USES, resolve_objectives
+
+    use = intake.get("use") if intake.get("use") in USES else "aquatic life"
+    habitat = intake.get("habitat") if intake.get("habitat") in ("cold water", "warm water") else "cold water"
+    rows = [p for p in params if p.get("parameter")]
+    try:
+        found, _ = resolve_objectives(rows, use=use, habitat=habitat)
+    except InputError:
+        return []
+    return sorted((int(p.get("n_samples") or 0) for p in rows if p["parameter"] in found), reverse=True)
+
+
 def scope_for(recon: Mapping[str, Any], intake: Mapping[str, Any], playbook: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The dict conditions and placeholders are evaluated over."""
     from aquascope_core.registry import METHODS
@@ -372,6 +389,8 @@ def scope_for(recon: Mapping[str, Any], intake: Mapping[str, Any], playbook: Map
         derived[f"{var}_parameters"] = len(params)
         derived[f"{var}_sample_counts"] = sorted((int(p.get("n_samples") or 0) for p in params), reverse=True)
         derived[f"{var}_parameter_years"] = sorted((float(p.get("years") or 0) for p in params), reverse=True)
+        if var == "water_quality":  # the parameters that have an objective for the use the intake names
+            derived[f"{var}_objective_sample_counts"] = _objective_counts(params, intake)
     derived["donors"] = ctx.get("donors") or 0
     derived["area_km2"] = ctx.get("area_km2")
     derived["dams"] = (recon.get("catchment") or {}).get("dams")
@@ -576,8 +595,9 @@ def plan(playbook: str | Mapping[str, Any], recon: Mapping[str, Any], intake: Ma
         "rationale": render(branch.get("rationale", ""), scope),
         "notes": notes,
         "recon_notes": list(recon.get("notes", []) or []),
-        "objective": render(pb.get("objective", ""), scope),
-        "decision": intake.get("decision") or render(pb.get("decision", ""), scope),
+        "objective": render(branch.get("objective") or pb.get("objective", ""), scope),  # a branch may ask another question
+        "decision": render(branch["decision"], scope) if branch.get("decision") else (
+            intake.get("decision") or render(pb.get("decision", ""), scope)),
         "methodology": render(list(branch.get("methodology", [])), scope),
         "assumptions": render(list(branch.get("assumptions", [])), scope),
         "alternatives": render(list(branch.get("alternatives", [])), scope),
@@ -592,7 +612,7 @@ def plan(playbook: str | Mapping[str, Any], recon: Mapping[str, Any], intake: Ma
     study = Study(
         steps=steps,
         version=3,
-        title=render(pb.get("study_title", pb.get("title", pb["id"])), scope),
+        title=render(branch.get("study_title") or pb.get("study_title", pb.get("title", pb["id"])), scope),
         question=question,
         problem={"kind": pb.get("problem", pb["id"]), "site": dict(recon.get("point") or {}), "params": dict(intake)},
         plan=plan_block,

@@ -16,7 +16,7 @@ import math
 import re
 from typing import Any, Iterable, Mapping
 
-__all__ = ["NUMBER", "numbers_in", "number_pool", "matches", "verify", "sentences"]
+__all__ = ["NUMBER", "numbers_in", "number_pool", "matches", "verify", "sentences", "significant_figures", "overprecise", "round_prose", "sig_text"]
 
 NUMBER = re.compile(r"(?<![\w.])(?P<sign>[-−])?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?P<pct>\s?%)?(?![\w])")
 _DATE = re.compile(r"\b\d{4}-\d{2}(?:-\d{2})?\b")
@@ -119,3 +119,87 @@ def verify(text: str, pool: Iterable[float], *, allowed: Iterable[float] = ()) -
             if not matches(n, pool):
                 unmatched.append({"number": n["text"], "sentence": sent})
     return {"ok": not unmatched, "checked": checked, "unmatched": unmatched}
+
+
+# whole numbers that count things are exact, not measured: "29,345 daily values", "1,000 resamples"
+_COUNTED = re.compile(r"\s*(?:daily |monthly |annual |water[- ])?(?:values?|years?|days?|months?|resamples?|samples?|"
+                      r"stations?|events?|peaks?|maxima|records?|rows?|steps?|donors?|gauges?|wells?|observations?|"
+                      r"index-months?|month\(s\)|year\(s\))\b", re.I)
+_SCI = re.compile(r"(?<![\w.])[-−]?\d+(?:\.\d+)?[eE][-+]?\d+(?![\w.])")
+_COORD = re.compile(r"\b(?:latitude|longitude|lat|lon)\s*[-−]?\d+(?:\.\d+)?", re.I)
+_YEAR_SPAN = re.compile(r"\b1[6-9]\d{2}|20\d{2}\b")
+
+
+def significant_figures(raw: str) -> int:
+    """How many significant figures a written number carries ("22,927" 5, "22,900" 3, "0.0547" 3, "3.30" 3)."""
+    digits = raw.replace(",", "").lstrip("+-−")
+    if "." in digits:
+        whole, frac = digits.split(".", 1)
+        core = (whole.lstrip("0") + frac) if whole.lstrip("0") else frac.lstrip("0")
+        return max(len(core), 1)
+    core = digits.lstrip("0")
+    return max(len(core.rstrip("0")), 1) if core else 1
+
+
+def overprecise(text: str, *, limit: int = 3) -> list[dict[str, Any]]:
+    """The numbers in ``text`` written to more than ``limit`` significant figures, with their sentence.
+
+    Not counted: dates and years, station ids, text in backticks, list numbering, and whole numbers that count
+    things (values, years, resamples, ...), which are exact."""
+    out = []
+    for sent in sentences(_LISTNUM.sub(" ", text or "")):
+        for m in _SCI.finditer(_CODE.sub(" ", sent)):  # prose writes numbers out, not in scientific notation
+            out.append({"number": m.group(0), "sentence": sent})
+        scrubbed = _scrub(_COORD.sub(" ", _SCI.sub(" ", sent)))
+        for m in NUMBER.finditer(scrubbed):
+            raw = m.group("num")
+            if significant_figures(raw) <= limit:
+                continue
+            if "." not in raw and _YEAR_SPAN.fullmatch(raw.replace(",", "")) and "," not in raw:
+                continue
+            if "." not in raw and _COUNTED.match(scrubbed, m.end()):
+                continue
+            out.append({"number": m.group(0).strip(), "sentence": sent})
+    return out
+
+
+def sig_text(value: float, figures: int = 3) -> str:
+    """``value`` written to ``figures`` significant figures, plainly (22,927 -> "22,900", 0.05475 -> "0.0548",
+    178.7 -> "179", 4.0 stays "4.00" only when asked for more figures)."""
+    if value == 0 or not math.isfinite(value):
+        return f"{value:g}"
+    exp = math.floor(math.log10(abs(value)))
+    decimals = figures - 1 - exp
+    rounded = round(value, decimals)
+    if decimals <= 0:
+        return f"{rounded:,.0f}"
+    return f"{rounded:.{decimals}f}"
+
+
+def round_prose(text: str, *, limit: int = 3) -> str:
+    """The text with every number written beyond ``limit`` significant figures rounded to ``limit``, by the
+    rules of :func:`overprecise` (dates, years, ids, counts and text in backticks are left as they are)."""
+    if not text:
+        return text
+    # scientific notation ("2.293e+04") is written out plainly first
+    text = _SCI.sub(lambda m: sig_text(float(m.group(0)), limit), text)
+    flagged = {h["number"] for h in overprecise(text, limit=limit)}
+    if not flagged:
+        return text
+    protected = [(m.start(), m.end()) for pat in (_CODE, _URL, _DATE, _ID, _COORD) for m in pat.finditer(text)]
+
+    def repl(m: "re.Match[str]") -> str:
+        if any(a <= m.start() < b for a, b in protected):
+            return m.group(0)
+        raw = m.group("num")
+        if m.group(0).strip() not in flagged and raw not in flagged:
+            return m.group(0)
+        if "." not in raw and _COUNTED.match(text, m.end()):
+            return m.group(0)
+        if "." not in raw and "," not in raw and _YEAR_SPAN.fullmatch(raw):
+            return m.group(0)
+        value = float(raw.replace(",", ""))
+        out = sig_text(value, limit)
+        return m.group(0).replace(raw, out, 1)
+
+    return NUMBER.sub(repl, text)

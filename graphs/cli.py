@@ -311,6 +311,14 @@ def cmd_run(args: argparse.Namespace) -> int:
         return EXIT_INPUT
     text = path.read_text(encoding="utf-8")
     study = Study.from_json(text) if path.suffix == ".json" else Study.from_yaml(text)
+    if (study.plan or {}).get("declined"):
+        from aquascope_core.declines import replay_decline
+
+        again = replay_decline(study)
+        print(json.dumps(again, indent=2))
+        if again["declined"]:
+            _err(f"declined: {again['reason']}")
+        return EXIT_DECLINED if again["declined"] else EXIT_OK
     progress = _Progress(args.quiet)
     run = run_study(study, on_event=lambda e: progress({"type": "event", **e}))
     out = {"ok": run.ok, "summary": run.summary, "failed_steps": run.failed_steps,

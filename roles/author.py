@@ -19,13 +19,14 @@ from typing import Any, Mapping, Sequence
 from aquascope_core import __version__
 from aquascope_core.deliverables.report_md import render_markdown
 from aquascope_core.study import Study
-from aquascope_core.verify import sentences, verify
+from aquascope_core.verify import round_prose, sentences, verify
 from aquascope_core.workspace import ArtifactStore, Workspace
 from roles.critic import evidence_pool
 from roles.specialists import recommendations, step_tables
 from roles.specialists.common import band_text, fmt
 
-__all__ = ["author", "build_report", "write_files", "narrate", "author_payload", "model_notes"]
+__all__ = ["author", "build_report", "write_files", "study_file", "recreate_command", "narrate", "author_payload",
+           "model_notes"]
 
 ROLE = "author"
 VERIFIED_SECTIONS = ("summary", "problem", "site_data", "methodology", "results", "limitations", "recommendations")
@@ -158,6 +159,9 @@ def _limitations(ws: Workspace) -> dict[str, Any]:
         lines += [f"- {n['title']} ({n['step']}{', optional' if n.get('optional') else ''}): {n['reason']}." for n in ne]
     else:
         lines += ["Every step of the plan passed its gates."]
+    time_notes = ((ws.findings or {}).get("decision") or {}).get("time_notes") or []
+    if time_notes:
+        lines += ["", "**The record in time.**", ""] + [f"- {t}" for t in time_notes]
     caveats = plan.get("caveats") or []
     if caveats:
         lines += ["", "**Caveats.**", ""] + [f"- {c}" for c in caveats]
@@ -182,37 +186,48 @@ def _recommendations(ws: Workspace) -> dict[str, Any]:
 
 
 def _references(ws: Workspace) -> tuple[dict[str, Any], list[str]]:
-    plan = (ws.study or {}).get("plan") or {}
-    refs: list[str] = []
-    seen: set[str] = set()
+    """Only the works the study used (roles.citations): each whole, none twice."""
+    from roles.citations import references
 
-    def add(cite: str | None) -> None:
-        key = _cite_key(cite or "")
-        if cite and key not in seen:
-            seen.add(key)
-            refs.append(cite)
-
-    for c in plan.get("citations") or []:
-        add(c)
-    for r in ((ws.run or {}).get("results") or {}).values():
-        for src in ((r.get("payload") or {}).get("meta") or {}).get("sources", []):
-            if src.get("name") != "aquascope":
-                for part in str(src.get("citation") or src.get("dataset") or src.get("name") or "").split("; "):
-                    add(part.strip())
+    refs = references((ws.study or {}).get("plan") or {}, (ws.run or {}).get("results") or {})
     return {"id": "references", "title": "References", "text": "\n".join(f"- {r}" for r in refs)}, refs
 
 
-def _cite_key(cite: str) -> str:
-    """Author and year, so one work cited in two wordings is listed once."""
-    head = cite.split(")")[0] if ")" in cite[:80] else cite[:40]
-    return " ".join(head.lower().replace(",", " ").split()[:2]) + head[-5:]
+def recreate_command(ws: Workspace) -> str:
+    """The command that re-creates this study from the question (the same site, uploads and options)."""
+    import shlex
+
+    req, site = ws.request or {}, ws.site or {}
+    text = req.get("text") or (ws.brief or {}).get("problem") or ""
+    forced = req.get("playbook")
+    parts = ["aquascope", "solve" if forced else "studio", shlex.quote(text), "--lat", f"{site.get('lat')}",
+             "--lon", f"{site.get('lon')}"]
+    if req.get("radius_km") not in (None, 50, 50.0):
+        parts += ["--radius", f"{float(req['radius_km']):g}"]
+    if forced:
+        parts += ["--playbook", str(forced)]
+    for name in (ws.tables or {}):
+        parts += ["--data", shlex.quote(str(name))]
+    if req.get("live") and not forced:
+        parts.append("--live")
+    parts.append("--yes")
+    return " ".join(parts)
 
 
-def _appendix(ws: Workspace) -> dict[str, Any]:
-    lines = [f"Study `{ws.id}`, aquascope {__version__}. The study replays with no model and no network:", "",
-             "```", "aquascope run study.yaml", "```", "",
-             "The files beside this report: `study.yaml` (the approved plan with its gates and results), "
-             "`workspace.json` (everything the crew wrote)."]
+def _appendix(ws: Workspace, *, declined: bool = False) -> dict[str, Any]:
+    again = recreate_command(ws)
+    if declined:
+        lines = [f"Study `{ws.id}`, aquascope {__version__}. `study.yaml` beside this report holds the question, the "
+                 "site, what was found there and the decline; it replays the decline with no model:", "",
+                 "```", "aquascope run study.yaml", "```"]
+    else:
+        lines = [f"Study `{ws.id}`, aquascope {__version__}. The study replays with no model and no network:", "",
+                 "```", "aquascope run study.yaml", "```", "",
+                 "The files beside this report: `study.yaml` (the approved plan with its gates and results), "
+                 "`workspace.json` (everything the crew wrote)."]
+    lines += ["", "The command that re-creates the study from the question" +
+              (" (the uploads named by --data from where they are kept)" if ws.tables else "") + ":", "",
+              "```", again, "```"]
     notes = model_notes(ws)
     if notes:
         lines += ["", "**The model.**", ""] + [f"- {n}" for n in notes]
@@ -231,12 +246,16 @@ def _declined(ws: Workspace) -> dict[str, Any]:
     b = ws.brief or {}
     reason = b.get("declined_reason") or "The crew declined the study."
     inv = _site_data(ws) if ws.inventory else None
-    sections = [{"id": "summary", "title": "Summary", "text": f"**Declined.** {reason}"},
+    from roles.specialists.record import near_gauge_sentence
+
+    near = near_gauge_sentence(ws.inventory or {}) if ws.inventory else None
+    sections = [{"id": "summary", "title": "Summary", "text": f"**Declined.** {reason}" + (f"\n\n{near}" if near else "")},
                 {"id": "problem", "title": "Problem and decision", "text": f"**Question.** {b.get('problem', '')}"}]
     if inv:
         sections.append(inv)
-    sections.append(_appendix(ws))
-    return {"title": "Study declined", "answer": reason, "declined": True, "key_numbers": [], "sections": sections,
+    sections.append(_appendix(ws, declined=True))
+    _round_prose(sections)
+    return {"title": "Study declined", "answer": round_prose(reason), "declined": True, "key_numbers": [], "sections": sections,
             "not_established": [], "critique_ok": None, "references": [], "written_by": {"all": "keyless"}}
 
 
@@ -252,6 +271,7 @@ def build_report(ws: Workspace, *, model: Any = None, critic_model: Any = None) 
     refs_section, refs = _references(ws)
     sections = [_summary(ws), _problem(ws), _site_data(ws), _methodology(ws), _results(ws), _limitations(ws),
                 _recommendations(ws), refs_section, _appendix(ws)]
+    _round_prose(sections)
     written_by = {s["id"]: "keyless" for s in sections}
     pool = evidence_pool(ws)
     dropped: list[dict[str, Any]] = []
@@ -263,7 +283,7 @@ def build_report(ws: Workspace, *, model: Any = None, critic_model: Any = None) 
     if model is not None or critic_model is not None:  # the ledger and the fallbacks as they stand now
         sections[-1] = _appendix(ws)
     check = verify(_verified_text(sections), pool)
-    answer = (ws.findings or {}).get("decision", {}).get("answer", "")
+    answer = round_prose((ws.findings or {}).get("decision", {}).get("answer", ""))
     critique_ok = bool((ws.critique or {}).get("ok")) and check["ok"]
     if not critique_ok:
         problems = [u["number"] for u in check["unmatched"]] + list((ws.critique or {}).get("failed") or [])
@@ -290,6 +310,21 @@ def build_report(ws: Workspace, *, model: Any = None, critic_model: Any = None) 
                            + ("keyless templates" if set(written_by.values()) == {"keyless"} else "model prose checked against the results")
                            + " · " + _ledger_line(ws)},
     }
+
+
+def _round_prose(sections: Sequence[dict[str, Any]]) -> None:
+    """Prose quotes three significant figures (full precision stays in the results and the tables); the
+    question as the user asked it is kept verbatim."""
+    def walk(sec: dict[str, Any]) -> None:
+        if sec.get("text"):
+            sec["text"] = "\n".join(ln if ln.startswith("**Question.**") else round_prose(ln)
+                                    for ln in sec["text"].split("\n"))
+        for sub in sec.get("subsections") or []:
+            walk(sub)
+
+    for sec in sections:
+        if sec["id"] in VERIFIED_SECTIONS:
+            walk(sec)
 
 
 MODEL_EDITABLE = ("summary", "problem", "recommendations")
@@ -453,14 +488,36 @@ def _model_prose(ws: Workspace, model: Any, sections: list[dict[str, Any]], pool
             written_by[sec["id"]] = "model"
 
 
+def study_file(ws: Workspace) -> Study | None:
+    """The study the files carry: the plan (run or not), or for a decline, the declined study (brief, inventory,
+    the decline) so the decline replays."""
+    declined = ws.status == "declined" or bool((ws.brief or {}).get("declined_reason"))
+    if ws.study and not declined:
+        return Study.from_dict(ws.study)
+    if not declined:
+        return None
+    from aquascope_core.declines import declined_study
+
+    b, req = ws.brief or {}, ws.request or {}
+    # who declined: the reviewer of the plan, the playbook (after the site was surveyed) or the brief
+    stage = ("plan review" if b.get("declined_reason") == "The plan was not approved." else
+             "playbook" if ws.inventory and b.get("playbook") else "brief")
+    return declined_study(study_id=ws.id, question=b.get("problem") or req.get("text") or "", site=ws.site or {},
+                          reason=b.get("declined_reason") or "The crew declined the study.",
+                          playbook=b.get("playbook"),
+                          intake=b.get("intake"), inventory=ws.inventory, radius_km=req.get("radius_km"),
+                          stage=stage, title=(ws.study or {}).get("title") or None)
+
+
 def write_files(ws: Workspace, store: ArtifactStore) -> list[dict[str, Any]]:
     """report.md, study.yaml and workspace.json into the store; their references replace the old ones."""
     refs = [a for a in ws.artifacts if a.get("name") not in ("report.md", "study.yaml", "workspace.json")]
     md = render_markdown(ws.report)
     refs.append(store.put(md.encode("utf-8"), name="report.md", media_type="text/markdown", caption="The report",
                           kind="report"))
-    if ws.study:
-        refs.append(store.put(Study.from_dict(ws.study).to_yaml().encode("utf-8"), name="study.yaml",
+    study = study_file(ws)
+    if study is not None:
+        refs.append(store.put(study.to_yaml().encode("utf-8"), name="study.yaml",
                               media_type="application/yaml", caption="The study: plan, gates and results", kind="study"))
     ws.artifacts = refs
     refs.append(store.put(ws.to_json().encode("utf-8"), name="workspace.json", media_type="application/json",

@@ -16,6 +16,7 @@ from typing import Any, Mapping
 from aquascope_core import playbooks
 from aquascope_core.errors import InputError
 from aquascope_core.workspace import Workspace
+from roles import reading, uploads
 
 __all__ = ["consultant", "choose_playbook", "read_intake", "consultant_payload", "JUST_GO"]
 
@@ -38,17 +39,25 @@ _DECISION_WORDS = {
 
 
 def choose_playbook(text: str) -> tuple[str | None, dict[str, int]]:
-    """The playbook whose keywords the text names most (ties: the first listed), with the scores."""
-    low = text.lower()
+    """The playbook whose keywords the text names most (ties: the first listed), with the scores.
+
+    Keywords match in any word form ("floods", "flooding" for flood; see :mod:`roles.reading`). A trend
+    question ("are floods getting larger?") goes to a playbook that declares the series in ``trend_of``."""
     scores: dict[str, int] = {}
     for pb in playbooks.list_playbooks():
         score = 0
         for kw in pb.get("keywords", []):
-            kw = str(kw).lower()
-            if re.search(r"(?<![a-z])" + re.escape(kw) + r"(?![a-z])", low):
-                score += 2 if " " in kw else 1
+            if reading.matches(str(kw), text):
+                score += 2 if " " in str(kw) else 1
         if score:
             scores[pb["id"]] = score
+    trend = reading.trend_asked(text)
+    if trend:
+        studies = [pid for pid in (p["id"] for p in playbooks.list_playbooks())
+                   if trend["series"] in (playbooks.load(pid).get("trend_of") or [])]
+        if studies:
+            best = max(studies, key=lambda pid: scores.get(pid, 0))
+            scores[best] = max(scores.get(best, 0), max(scores.values(), default=0) + 1)
     if not scores:
         return None, {}
     best = max(scores.values())
@@ -56,28 +65,10 @@ def choose_playbook(text: str) -> tuple[str | None, dict[str, int]]:
 
 
 def _return_period(text: str) -> int | None:
-    low = text.lower().replace(",", "")
-    m = re.search(r"(\d+(?:\.\d+)?)\s*-?\s*(?:years?|yrs?|y)\b", low)
-    if m:
-        return int(float(m.group(1)))
-    m = re.search(r"\b1\s*(?:in|/)\s*(\d+)\b", low)
-    if m:
-        return int(m.group(1))
-    m = re.search(r"(\d+(?:\.\d+)?)\s*%\s*(?:aep|annual exceedance|chance)", low)
-    if m and float(m.group(1)) > 0:
-        return int(round(100.0 / float(m.group(1))))
-    return None
+    return reading.return_period(text)
 
 
 _NUM = r"(\d+(?:[.,]\d+)?)"
-# A demand: a number and a flow or volume-per-year unit, mapped to the playbook's unit options.
-_DEMAND_UNITS = (
-    (r"(?:m3|m³|cubic met(?:re|er)s?)\s*(?:/|per\s+)\s*(?:s|sec|second)\b|cumecs?\b", "m3/s"),
-    (r"(?:l|litres?|liters?)\s*(?:/|per\s+)\s*(?:s|sec|second)\b", "l/s"),
-    (r"(?:ml|megalit(?:re|er)s?)\s*(?:/|per\s+)\s*(?:d|day)\b", "Ml/d"),
-    (r"(?:hm3|hm³|million\s+(?:m3|m³|cubic met(?:re|er)s?))\s*(?:/|per\s+|a\s+|each\s+)\s*(?:yr|year|annum)\b",
-     "hm3/year"),
-)
 _MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
            "november", "december")
 
@@ -87,16 +78,10 @@ def _number(raw: str) -> float:
 
 
 def _demand(low: str) -> tuple[float, str] | None:
-    """The first number in the text followed by a flow or volume-per-year unit."""
-    found = []
-    for pattern, unit in _DEMAND_UNITS:
-        m = re.search(_NUM + r"\s*(?:" + pattern + ")", low)
-        if m:
-            found.append((m.start(), _number(m.group(1)), unit))
-    if not found:
-        return None
-    _, value, unit = min(found)
-    return value, unit
+    """The first number in the text followed by a flow or volume-per-year unit (cfs, mgd and acre-feet a
+    year converted to a unit the playbook takes)."""
+    got = reading.flow_in_text(low)
+    return (got["value"], got["unit"]) if got else None
 
 
 def _storage_hm3(low: str) -> float | None:
@@ -224,14 +209,21 @@ def read_intake(playbook_id: str, text: str) -> dict[str, Any]:
     low = text.lower()
     out: dict[str, Any] = {}
     names = {q["name"] for q in pb.get("intake", [])}
+    said = reading.rewrite(text)  # synonyms and units in one spelling ("safe to drink" -> drinking water)
     for q in pb.get("intake", []):
         name = q["name"]
+        if q.get("silent"):  # set by the Consultant's own reading (e.g. focus), never by a word match
+            continue
         if name == "return_period":
             T = _return_period(text)
             if T is not None:
                 out[name] = T
+        elif name == "environmental_flow_m3s":
+            got = reading.pass_by_flow(text)
+            if got is not None:
+                out[name] = got["value"]
         elif name == "demand":
-            got = _demand(low)
+            got = _demand(reading.without_pass_by(low))
             if got is not None:
                 out["demand"] = got[0]
                 if "demand_unit" in names:
@@ -241,11 +233,11 @@ def read_intake(playbook_id: str, text: str) -> dict[str, Any]:
             if value is not None:
                 out[name] = value
         elif q["type"] == "list" and q.get("options") and name not in out:
-            named = _listed(q, low)
+            named = _listed(q, low) or _listed(q, said)
             if named:
                 out[name] = named
         elif q["type"] == "choice" and name not in out:
-            opt = _choice(q, low)
+            opt = _choice(q, low) or _choice(q, said)
             if opt is not None:
                 out[name] = opt
             elif name == "decision":
@@ -267,6 +259,8 @@ def _questions(pb: Mapping[str, Any], stated: Mapping[str, Any]) -> list[dict[st
             text = q.get("label", name)
             if q.get("default") is not None:
                 text += f" (default {q['default']})"
+            elif q.get("derive"):
+                text += " (or \"just go\" to take it from the site's records)"
             qs.append({"field": name, "question": text, "options": options, "default": q.get("default")})
     return qs[:3]
 
@@ -285,19 +279,15 @@ def consultant(ws: Workspace, text: str | None = None, *, answers: Mapping[str, 
     ws.status = "intake"
     ws.event(ROLE, "start", {"text": text})
     prior = dict(ws.brief or {})
+    limit = reading.out_of_scope(text)
+    if limit is not None:
+        return _decline(ws, text, scope_decline(limit), out_of_scope=limit["topic"])
     playbook_id = prior.get("playbook") or ws.request.get("playbook")
     scores: dict[str, int] = {}
     if not playbook_id:
         playbook_id, scores = choose_playbook(text)
     if playbook_id is None:
-        names = ", ".join(p["id"] for p in playbooks.list_playbooks())
-        ws.brief = {"problem": text, "ready": False, "playbook": None, "source": "keyless",
-                    "declined_reason": ("The question does not match any study the crew can do; name one of: "
-                                        f"{names} (for example \"design flood\", \"drought status\").")}
-        ws.status = "declined"
-        ws.say(ROLE, ws.brief["declined_reason"], kind="declined")
-        ws.event(ROLE, "declined", {"reason": ws.brief["declined_reason"]})
-        return ws
+        return _decline(ws, text, unread_decline(text))
     pb = playbooks.load(playbook_id)
     stated = {**(prior.get("intake_stated") or {}), **read_intake(playbook_id, text), **dict(ws.request.get("intake") or {})}
     just_go = False
@@ -324,11 +314,31 @@ def consultant(ws: Workspace, text: str | None = None, *, answers: Mapping[str, 
         stated = {**reply["intake"], **stated}
         model_questions = reply["questions"]
         source = model_source
+    upload_qs: list[dict[str, Any]] = []
+    if ws.tables:  # the uploads read with what the request (and any answer) says of them
+        said = text + (" " + answers if isinstance(answers, str) else "")
+        ws.tables = uploads.reconcile(ws.tables, said, playbook_id)
+        upload_qs = uploads.upload_questions(ws.tables)
+    trend = reading.trend_asked(text)
+    if trend and "focus" in {q["name"] for q in pb.get("intake", [])} and "focus" not in stated:
+        stated["focus"] = "trend"
     intake = playbooks.coerce_intake(pb, stated)
     questions = [] if just_go else _merge_questions(_questions(pb, stated), model_questions)
+    questions = (upload_qs + questions)[:3] if upload_qs else questions
     assumed = [f"{q.get('label', q['name'])}: {intake.get(q['name'])} (default)" for q in pb.get("intake", [])
-               if q["name"] not in stated and intake.get(q["name"]) is not None]
+               if q["name"] not in stated and intake.get(q["name"]) is not None and not q.get("silent")
+               and not q.get("derive")  # derived items are listed by the Scout, with how they were found
+               and not (q.get("not_for") and q["not_for"] == intake.get("focus"))]  # unused by this question
+    for name, entry in (ws.tables or {}).items():
+        for k, v in (entry.get("read_from_request") or {}).items():
+            assumed.append(f"Table {name}: {'the values are ' + str(v).replace('_', ' ') + 's' if k == 'variable' else 'unit ' + str(v)}, "
+                           "as the request says")
+    flow = reading.flow_in_text(text)
+    if flow and flow.get("converted") and "demand" in stated:
+        assumed.append(f"The demand of {flow['stated']} is read as {flow['value']:g} {flow['unit']}")
     ready = not questions or bool(ws.request.get("assume_defaults"))
+    if upload_qs and (just_go or ws.request.get("assume_defaults")):
+        ready = False  # nothing but the user can say what an uploaded column holds: declined, naming it
     ws.brief = {
         "problem": text,
         "kind": pb.get("problem", playbook_id),
@@ -344,8 +354,24 @@ def consultant(ws: Workspace, text: str | None = None, *, answers: Mapping[str, 
         "source": source,
         "companions": playbooks.companions(text, playbook_id),
     }
+    # the question is about the present (today's state), which a record ending years ago cannot tell
+    now = reading.now_words(text)
+    ws.brief["asks_now"] = bool(now)
+    if now:
+        ws.brief["now_words"] = now
+    if trend:
+        ws.brief["trend"] = trend
     if prior.get("feedback"):
         ws.brief["feedback"] = list(prior["feedback"])
+    if upload_qs and (just_go or ws.request.get("assume_defaults")):
+        reason = ("The uploaded data cannot be used until what it holds is known, and nothing in the request or "
+                  "the table says it: " + " ".join(q["question"] for q in upload_qs) +
+                  " Correct the header (or say it in the request) and start the study again.")
+        ws.brief = {**ws.brief, "ready": False, "questions": upload_qs, "declined_reason": reason}
+        ws.status = "declined"
+        ws.say(ROLE, reason, kind="declined")
+        ws.event(ROLE, "declined", {"reason": reason})
+        return ws
     if ready:
         ws.say(ROLE, f"Brief: {pb.get('title')}. " + (" ".join(f"{a}." for a in assumed) if assumed else ""),
                kind="text", payload={"brief": ws.brief})
@@ -357,7 +383,47 @@ def consultant(ws: Workspace, text: str | None = None, *, answers: Mapping[str, 
     return ws
 
 
+def _decline(ws: Workspace, text: str, reason: str, **extra: Any) -> Workspace:
+    ws.brief = {"problem": text, "ready": False, "playbook": None, "source": "keyless", "declined_reason": reason,
+                **extra}
+    now = reading.now_words(text)
+    if now:
+        ws.brief.update({"asks_now": True, "now_words": now})
+    ws.status = "declined"
+    ws.say(ROLE, reason, kind="declined")
+    ws.event(ROLE, "declined", {"reason": reason})
+    return ws
+
+
+def scope_decline(limit: Mapping[str, str]) -> str:
+    """The sentence declining a question no study answers, naming what would answer it."""
+    return (f"The question asks for {limit['topic']} (\"{limit['matched']}\"), which none of the crew's studies "
+            f"can give: it works from records and statistics of flows, rainfall, levels and samples. Answering it "
+            f"needs {limit['needs']}. The crew can supply an input to that work, for example the design flow "
+            "(\"100-year design flow at the site\") or a water-quality status from samples.")
+
+
+def unread_decline(text: str) -> str:
+    """The sentence declining a text the crew could not read as any study, with the studies it can do."""
+    examples = {
+        "flood_risk": "\"100-year design flood for a culvert\"",
+        "drought_status": "\"Is the catchment in drought?\"",
+        "groundwater_decline": "\"Is the groundwater level at my well falling?\" (with the well record)",
+        "irrigation_feasibility": "\"Irrigation of 50 ha of maize planted in April\"",
+        "supply_reliability": "\"Can we take 0.5 m3/s reliably for water supply?\"",
+        "ungauged_flow": "\"Mean flow and Q95 at an ungauged site of 250 km2\"",
+        "water_quality": "\"Does the river meet the aquatic-life guidelines?\" (with the samples)",
+    }
+    listed = "; ".join(f"{pid} ({examples.get(pid, p.get('title', pid))})"
+                       for pid, p in ((p["id"], p) for p in playbooks.list_playbooks()))
+    shown = text.strip() if len(text.strip()) <= 80 else text.strip()[:77] + "..."
+    return (f"The question \"{shown}\" does not match any study the crew can do, so it was not planned. "
+            f"Say which of these it is: {listed}.")
+
+
 def _quantities(playbook_id: str, intake: Mapping[str, Any]) -> list[str]:
+    if intake.get("focus") == "trend":
+        return ["trend over the record (Mann-Kendall, Sen's slope)"]
     if playbook_id == "flood_risk" and intake.get("return_period"):
         return [f"{intake['return_period']}-year peak flow"]
     if playbook_id == "ungauged_flow" and intake.get("flows"):

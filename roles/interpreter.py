@@ -16,6 +16,8 @@ from aquascope_core.verify import matches, numbers_in
 from aquascope_core.workspace import Workspace
 from roles.specialists import data_requests, decide, key_numbers
 from roles.specialists.common import fmt
+from roles.specialists.record import annotate
+from roles.specialists.trend import data_requests as trend_requests
 
 __all__ = ["interpreter", "resolve_basis"]
 
@@ -46,10 +48,12 @@ def interpreter(ws: Workspace, *, model: Any = None) -> Workspace:
     """Write ``ws.findings``: findings, consistency, decision, data requests, and the draft the Critic reads."""
     ws.status = "critique"
     brief, run, study = ws.brief or {}, ws.run or {}, ws.study or {}
-    ctx = {"return_period": (brief.get("intake") or {}).get("return_period")}
+    trend = (brief.get("intake") or {}).get("focus") == "trend"  # a trend question: no T-year headline
+    ctx = {"return_period": None if trend else (brief.get("intake") or {}).get("return_period"),
+           "branch": (study.get("plan") or {}).get("branch"), "focus": "trend" if trend else None}
     kns = key_numbers(run, ctx)
     ws.event(ROLE, "start", {"key_numbers": len(kns)})
-    decision = decide(brief.get("kind"), brief, study, run, kns)
+    decision = annotate(decide(brief.get("kind"), brief, study, run, kns), brief, study, run, ws.inventory or {})
     ceiling = brief.get("grade_ceiling")  # set when the study went on without data it asked for
     if ceiling and decision.get("grade") and decision["grade"] < ceiling:
         decision = {**decision, "grade": ceiling,
@@ -85,7 +89,7 @@ def interpreter(ws: Workspace, *, model: Any = None) -> Workspace:
         "key_numbers": kns,
         "consistency": consistency,
         "decision": decision,
-        "data_requests": data_requests(brief.get("kind")),
+        "data_requests": trend_requests() if trend else data_requests(brief.get("kind")),
         "assumptions": list((study.get("plan") or {}).get("assumptions") or []),
         "draft": draft,
         "written_by": written_by,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from aquascope_core.recon import assess_site
+from roles.naming import name_uploads
 from aquascope_core.tools.context import DataContext
 from aquascope_core.workspace import Workspace
 
@@ -25,6 +26,7 @@ def scout(ws: Workspace, *, data: DataContext | None = None, extra_sources: Sequ
                         problem=(ws.brief or {}).get("kind"), return_period=intake.get("return_period"),
                         live=bool(ws.request.get("live")), extra_sources=extra,
                         live_options=data.live_options)
+    name_uploads(recon)  # an upload is named after the place, not its file
     datasets = []
     for st in recon["stations"]:
         usable = [v for v in st.get("variables", []) if v.get("usable")]
@@ -50,4 +52,7 @@ def scout(ws: Workspace, *, data: DataContext | None = None, extra_sources: Sequ
                f"{nearest['distance_km']:.1f} km." if nearest else "none holds data that can be read offline."))
     ws.say(ROLE, text, kind="text")
     ws.event(ROLE, "inventory", {"stations": len(datasets), "usable": len(usable)})
+    from roles.derive import derive_intake
+
+    derive_intake(ws, data)  # intake items the site's records can give (a planting month, a pass-by flow)
     return ws

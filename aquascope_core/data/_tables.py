@@ -274,6 +274,7 @@ def unit_from_text(*texts: str | None) -> str | None:
     return None
 
 
+DEPTH_TO_WATER = "depth_to_water"
 _VARIABLES = [
     ("air_temperature_max", {"tmax", "tx", "t_max", "max_temp", "temp_max", "tasmax"}),
     ("air_temperature_min", {"tmin", "tn", "t_min", "min_temp", "temp_min", "tasmin"}),
@@ -282,7 +283,17 @@ _VARIABLES = [
     ("precipitation", {"p", "precip", "precipitation", "rain", "rainfall", "prcp", "prec", "niederschlag", "pluie",
                        "ppt", "rr", "pr"}),
     ("potential_evapotranspiration", {"pet", "etp", "et0", "eto", "e0", "pe", "evapotranspiration"}),
-    ("groundwater_level", {"gw", "gwl", "head", "gwhead", "groundwater", "piezometric", "grundwasser"}),
+    ("groundwater_level", {"gw", "gwl", "head", "gwhead", "groundwater", "piezometric", "grundwasser",
+                           "groundwater_level", "gw_level", "well_level", "water_table", "piezometer", "hydraulic_head"}),
+    # a depth below the ground surface (larger is lower): read as a groundwater level by negation
+    (DEPTH_TO_WATER, {"depth_to_water", "dtw", "depth_to_groundwater", "dgw", "depth_below_ground", "mbgl", "bgl",
+                      "depth_to_water_table", "swl", "depth_to_water_level", "water_depth_below_ground"}),
+    # one value a year: an annual peak or an annual maximum (only an annual table is read as such)
+    ("peak_discharge", {"peak", "peaks", "peak_flow", "peak_discharge", "peak_q", "qp", "qpeak", "annual_peak",
+                        "annual_peaks", "peak_streamflow"}),
+    ("annual_max_discharge", {"amax", "annual_max", "annual_maximum", "qmax", "max_flow", "maximum_flow",
+                              "max_discharge", "maximum_discharge", "annual_max_flow", "annual_maximum_flow",
+                              "annual_max_discharge", "max_q"}),
     ("air_temperature", {"t", "temp", "temperature", "tmean", "tavg", "tair", "airtemp", "tas"}),
     ("water_level", {"stage", "level", "h", "gauge_height", "wasserstand", "water_level"}),
 ]
@@ -298,7 +309,18 @@ def variable_from_text(text: str | None) -> str | None:
     for name, words in _VARIABLES:
         if joined in words or (tokens and tokens[0] in words) or name == joined:
             return name
+    for name, prefixes in _PREFIXES:  # "annual_max_daily_mean_m3s", "depth_to_water_m_bgl"
+        if joined.startswith(prefixes):
+            return name
     return None
+
+
+_PREFIXES = (("annual_max_discharge", ("annual_max", "annual_maximum", "max_flow", "maximum_flow")),
+             ("peak_discharge", ("annual_peak", "peak_flow", "peak_discharge")),
+             (DEPTH_TO_WATER, ("depth_to_water", "depth_to_groundwater", "depth_below_ground")),
+             ("groundwater_level", ("groundwater_level", "gw_level", "well_level", "water_table")))
+# Variables measured as a height or depth: a bare trailing "m" in their header is metres.
+LEVELS = ("groundwater_level", "water_level", DEPTH_TO_WATER)
 
 
 # ----------------------------------------------------------------------------- rows -> columns
@@ -446,6 +468,8 @@ def interpret(table: Table, *, value_column: str | int | None, date_column: str 
         if var is None and unit in _FLOW_UNITS:  # a volume per time at a gauge is a discharge
             var = "discharge"
             warnings.append(f"column {labels[c]!r} read as discharge from its unit ({unit})")
+        if unit is None and var in LEVELS and headers[c] and re.split(r"[_\s\-]+", headers[c][0].strip().lower())[-1] == "m":
+            unit = "m"  # "level_m", "head m", "depth_to_water_m": a height in metres
         sentinels = int(np.isin(out, (-9999.0, -999.0)).sum())
         values.append(ValueColumn(labels[c], c, headers[c], out, unit, var, sentinels))
     if not values:

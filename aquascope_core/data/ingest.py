@@ -179,17 +179,26 @@ def ingest(name: str, content: bytes | str | pathlib.Path | pd.DataFrame, *, val
     ingested = utc_now()
     single = len(parsed.values) == 1
     prov = source_row("upload", dataset=f"{name} (uploaded {fmt}{', ' + filename if filename else ''}; "
-                                         f"sha256 {original['sha256'][:12]})", accessed=ingested)
+                                         f"sha256 {original['sha256'][:12]})", accessed=ingested,
+                      citation=_upload_citation(name, filename, fmt, original, ingested))
     for col in parsed.values:
         chosen = single or (value_column is not None and col.position == parsed.value_position)
         col_unit = unit if (unit is not None and chosen) else col.unit
         col_var = variable if (variable is not None and chosen) else col.variable
+        col_values = col.values
+        col_var, col_values, asked = _annual_or_depth(col, col_var, col_values, resolution,
+                                                      given=variable is not None and chosen, warnings=warnings)
+        questions.extend(asked)
         if col_unit is None:
-            questions.append(f"What is the unit of column {col.label!r}? (for example m3/s, ft3/s, l/s, mm/d, mm, degC, m)")
-        if col_var is None:
-            questions.append(f"What does column {col.label!r} measure? (for example discharge, precipitation, "
-                             "air_temperature, groundwater_level)")
-        values = pd.Series(col.values, index=parsed.index, dtype=float)
+            forms = _UNIT_FORMS.get(col_var or "", ("(m3/s)", "_cfs", "[mm]", "_m"))
+            shown = ", ".join(f"\"{col.label}{' ' if f[0] in '([' else ''}{f}\"" for f in forms)
+            questions.append(f"What is the unit of column {col.label!r}? Name it in the header, for example {shown} "
+                             "(units read: m3/s, ft3/s, l/s, mm/d, mm, degC, m, m a.s.l., mg/L)")
+        if col_var is None and not asked:
+            questions.append(f"What does column {col.label!r} measure? Name it in the header, for example "
+                             "\"discharge (m3/s)\", \"peak_cfs\" (annual peaks), \"precipitation [mm]\", "
+                             "\"level_m\" with a groundwater question, \"gwl_m\" or \"depth_to_water_m\"")
+        values = pd.Series(col_values, index=parsed.index, dtype=float)
         observed = values.dropna()
         gaps = _monthly_gaps(observed.index) if resolution == "monthly" else list_gaps(observed.index, resolution)
         gaps["n_empty_cells"] = int(values.isna().sum())
@@ -231,6 +240,46 @@ def ingest(name: str, content: bytes | str | pathlib.Path | pd.DataFrame, *, val
         "original": original,
         "ingested": ingested,
     }
+
+
+def _upload_citation(name: str, filename: str | None, fmt: str, original: dict[str, Any], ingested: str, *,
+                     what: str = "table") -> str:
+    """The reference a report lists for the user's table: one whole line (no "; " a list would split on)."""
+    shown = filename if filename and filename != name else name
+    return (f"The user's {what} {shown}, {fmt.upper()} uploaded {str(ingested)[:10]} "
+            f"(sha256 {original['sha256'][:12]}), kept verbatim in the study.")
+
+
+_ANNUAL_KINDS = ("peak_discharge", "annual_max_discharge")
+# Header forms a unit question offers, by what the column was read as.
+_UNIT_FORMS = {"peak_discharge": ("(m3/s)", "_cfs"), "annual_max_discharge": ("(m3/s)", "_cfs"),
+               "discharge": ("(m3/s)", "_cfs", "(l/s)"), "groundwater_level": ("_m", "(m a.s.l.)"),
+               "water_level": ("_m", "(m a.s.l.)"), "precipitation": ("[mm]", "_mm"),
+               "air_temperature": ("(degC)",)}
+
+
+def _annual_or_depth(col: _tables.ValueColumn, var: str | None, values: Any, resolution: str, *, given: bool,
+                     warnings: list[str]) -> tuple[str | None, Any, list[str]]:
+    """What a column holds once its resolution is known: (variable, values, questions).
+
+    An annual table's peak or maximum column is an annual-maximum series; an annual discharge column that
+    does not say which (a peak or a mean) is asked about, never guessed; a peak column with several values a
+    year is not an annual series. A depth to water below the ground becomes a groundwater level relative to
+    the ground surface (negated, so that larger is higher), with a warning that says so."""
+    if var == _tables.DEPTH_TO_WATER:
+        warnings.append(f"column {col.label!r} is a depth to water below the ground: it is read as a groundwater "
+                        "level relative to the ground surface (the depths negated, so larger is higher)")
+        return "groundwater_level", -values, []
+    if given:
+        return var, values, []
+    if var in _ANNUAL_KINDS and resolution != "annual":
+        return None, values, [f"Column {col.label!r} reads as annual peaks but holds {resolution} values: an annual "
+                              "peak table has one row per year (year, peak), for example \"water_year,peak_cfs\"."]
+    if var == "discharge" and resolution == "annual":
+        return None, values, [f"Column {col.label!r} holds one discharge a year: is it each year's peak (annual "
+                              "maximum) or the annual mean? Say so in the header, for example \"peak_cfs\" or "
+                              "\"annual_max (m3/s)\" for maxima (a flood study), or upload the daily record."]
+    return var, values, []
 
 
 # ----------------------------------------------------------------------------- tables of samples
@@ -436,7 +485,8 @@ def _samples_dataset(name: str, fmt: str, filename: str | None, original: dict[s
     ingested = utc_now()
     prov = source_row("upload", dataset=f"{name} (uploaded {fmt} of water-quality samples"
                                         f"{', ' + filename if filename else ''}; sha256 {original['sha256'][:12]})",
-                      accessed=ingested)
+                      accessed=ingested, citation=_upload_citation(name, filename, fmt, original, ingested,
+                                                                   what="table of water-quality samples"))
     frame = frame.sort_values("date", kind="stable").reset_index(drop=True)  # parameters keep the table's order
     frame["unit"] = frame["unit"].astype(object).where(frame["unit"].notna(), None)
     questions: list[str] = []

@@ -57,9 +57,13 @@ BULLETIN_17C = (
     "England, J.F. Jr. et al. (2018, v1.1 2019) Guidelines for determining flood flow frequency, Bulletin 17C. "
     "U.S. Geological Survey Techniques and Methods 4-B5, https://doi.org/10.3133/tm4B5"
 )
-_COHN_1997 = "Cohn, T.A., Lane, W.L. and Baier, W.G. (1997) Water Resources Research 33(9), 2089-2096."
-_COHN_2001 = "Cohn, T.A., Lane, W.L. and Stedinger, J.R. (2001) Water Resources Research 37(6), 1695-1706."
-_COHN_2013 = "Cohn, T.A. et al. (2013) A generalized Grubbs-Beck test statistic ... Water Resources Research 49(8), 5047-5058."
+_COHN_1997 = ("Cohn, T.A., Lane, W.L. and Baier, W.G. (1997) An algorithm for computing moments-based flood quantile "
+              "estimates when historical flood information is available. Water Resources Research 33(9), 2089-2096.")
+_COHN_2001 = ("Cohn, T.A., Lane, W.L. and Stedinger, J.R. (2001) Confidence intervals for Expected Moments Algorithm "
+              "flood quantile estimates. Water Resources Research 37(6), 1695-1706.")
+_COHN_2013 = ("Cohn, T.A., England, J.F., Berenbrock, C.E., Mason, R.R., Stedinger, J.R. and Lamontagne, J.R. (2013) A "
+              "generalized Grubbs-Beck test statistic for detecting multiple potentially influential low outliers in "
+              "flood series. Water Resources Research 49(8), 5047-5058.")
 
 _SKEW_FLOOR = -1.41   # B17C keeps the EMA skew above -1.41 (convergence with left-censored data)
 _SKEW_MIN = 0.06324555  # |G| below this: variances interpolated between +-_SKEW_MIN (sqrt(0.004))

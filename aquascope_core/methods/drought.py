@@ -72,13 +72,14 @@ _CITE_PROP = ("Barker, L.J., Hannaford, J., Chiverton, A. & Svensson, C. (2016) 
               "hydrological drought using standardised indicators. Hydrol. Earth Syst. Sci. 20, 2483-2505; "
               + _CITE_SGI)
 
-# McKee et al. (1993) drought categories; the wet side as tabulated in WMO (2012) from the same source.
+# The SPI classes of the WMO SPI User Guide (2012), after McKee et al. (1993): -0.99 to 0.99 is near normal;
+# drought starts at -1.0 (moderate), the wet side mirrors it. (McKee's "mild drought", 0 to -0.99, is not a class
+# of the guide: a value there is near normal.)
 MCKEE_CLASSES: tuple[tuple[str, float, float], ...] = (
     ("extremely wet", 2.0, math.inf),
     ("very wet", 1.5, 2.0),
     ("moderately wet", 1.0, 1.5),
-    ("near normal (wet side)", 0.0, 1.0),
-    ("mild drought", -1.0, 0.0),
+    ("near normal", -1.0, 1.0),
     ("moderate drought", -1.5, -1.0),
     ("severe drought", -2.0, -1.5),
     ("extreme drought", -math.inf, -2.0),
@@ -93,17 +94,20 @@ _PP_A = {"hazen": 0.5, "gringorten": 0.44, "weibull": 0.0}
 
 
 def mckee_class(value: float | None) -> str | None:
-    """The McKee et al. (1993) class of one index value (``None`` for a missing value).
+    """The WMO (2012) SPI class of one index value (``None`` for a missing value).
 
-    Drought side: mild (-1, 0), moderate (-1.5, -1], severe (-2, -1.5], extreme (-inf, -2];
-    wet side by the same steps. A value on a boundary falls in the drier class of the two
-    (-1.0 is moderate drought, as McKee's "-1.00 to -1.49").
+    Near normal (-1, 1); drought side: moderate (-1.5, -1], severe (-2, -1.5], extreme (-inf, -2];
+    wet side: moderately wet [1, 1.5), very wet [1.5, 2), extremely wet [2, inf). A value on a boundary
+    falls in the class away from normal (-1.0 is moderate drought, as the guide's "-1.0 to -1.49").
     """
     if value is None or not np.isfinite(value):
         return None
     for name, lo, hi in MCKEE_CLASSES:
         if hi <= 0.0:
             if lo < value <= hi:
+                return name
+        elif lo < 0.0 < hi:
+            if lo < value < hi:
                 return name
         elif lo <= value < hi:
             return name
@@ -697,10 +701,10 @@ def drought_events(
 
 
 def drought_classes(index: pd.Series | Mapping[str, Any]) -> dict[str, Any]:
-    """The McKee et al. (1993) class of every month of a standardised index, with counts.
+    """The WMO (2012) SPI class of every month of a standardised index, with counts.
 
-    Classes: extreme drought (<= -2), severe (-2, -1.5], moderate (-1.5, -1], mild (-1, 0), and on
-    the wet side near normal [0, 1), moderately wet [1, 1.5), very wet [1.5, 2), extremely wet >= 2.
+    Classes: extreme drought (<= -2), severe (-2, -1.5], moderate (-1.5, -1], near normal (-1, 1), and on
+    the wet side moderately wet [1, 1.5), very wet [1.5, 2), extremely wet >= 2.
     """
     params = resolved_parameters(drought_classes, (index,))
     s = index_series(index)
@@ -713,7 +717,7 @@ def drought_classes(index: pd.Series | Mapping[str, Any]) -> dict[str, Any]:
     payload = {
         "method": "drought_classes",
         "ok": True,
-        "scheme": "McKee et al. (1993)",
+        "scheme": "WMO (2012) SPI User Guide, after McKee et al. (1993)",
         "definitions": [{"class": name, "lower": lo, "upper": hi} for name, lo, hi in MCKEE_CLASSES],
         "dates": [str(m) for m in s.index],
         "classes": classes,

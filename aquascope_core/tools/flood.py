@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from typing import Any, Literal, Sequence
 
+from aquascope_core.errors import InputError
 from aquascope_core.result import finish
 from aquascope_core.toolspec import ToolSpec
 from aquascope_core.tools.context import DataContext, provenance_rows, resolve, station_fields
@@ -40,14 +41,36 @@ def flood_frequency(values: Sequence[float], unit: str | None = None,
 
 def trend_test(values: Sequence[float], times: Sequence[float] | None = None, unit: str | None = None, alpha: float = 0.05,
                variant: str = "original") -> dict[str, Any]:
-    """Mann-Kendall trend test with Sen's slope on a series; the result sits under ``trend``."""
+    """Mann-Kendall trend test with Sen's slope on a series; the result sits under ``trend``.
+
+    ``variant="auto"`` tests the lag-1 autocorrelation of the detrended series first and applies trend-free
+    pre-whitening (Yue et al. 2002) only when it is significant at ``alpha``; what was found and done is
+    under ``serial_correlation``. A series with missing years cannot be tested by lag, which is said there.
+    """
     from aquascope_core.methods.trends import mann_kendall
     from aquascope_core.result import resolved_parameters
 
-    out = mann_kendall(list(values), times=list(times) if times is not None else None, alpha=alpha, variant=variant,
-                       unit=unit)
+    vals, ts = list(values), (list(times) if times is not None else None)
+    serial: dict[str, Any] | None = None
+    if variant == "auto":
+        try:
+            check = mann_kendall(vals, times=ts, alpha=alpha, variant="prewhitened", unit=unit)
+        except InputError as exc:
+            out = mann_kendall(vals, times=ts, alpha=alpha, variant="original", unit=unit)
+            serial = {"checked": False, "handled_by": None,
+                      "reason": f"serial correlation was not tested: {exc.message.split(':')[0]}"}
+        else:
+            applied = bool(check.get("prewhitening_applied"))
+            out = check if applied else mann_kendall(vals, times=ts, alpha=alpha, variant="original", unit=unit)
+            serial = {"checked": True, "lag1_autocorrelation": check.get("lag1_autocorrelation"),
+                      "significant": applied,
+                      "handled_by": "trend-free pre-whitening (Yue et al. 2002)" if applied else None}
+    else:
+        out = mann_kendall(vals, times=ts, alpha=alpha, variant=variant, unit=unit)
     trend = {k: v for k, v in out.items() if k != "meta"}
     payload: dict[str, Any] = {"ok": trend.get("ok", True), "trend": trend, "n": trend.get("n"), "unit": unit}
+    if serial is not None:
+        payload["serial_correlation"] = serial
     if not payload["ok"]:
         payload["reason"] = trend.get("reason")
     else:
@@ -272,7 +295,8 @@ SPECS = [
         citation="Mann (1945); Kendall (1975); Sen (1968).",
         arguments={"values": "the series values", "times": "the times of the values (years)",
                    "unit": "the unit of the values", "alpha": "significance level",
-                   "variant": "original, hamed_rao or prewhitened"},
+                   "variant": "original, hamed_rao, prewhitened, or auto (pre-whitened only when the lag-1 "
+                              "autocorrelation is significant)"},
     ),
     ToolSpec(
         id="annual_maximum_series",

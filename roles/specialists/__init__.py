@@ -57,12 +57,18 @@ def key_numbers(run: Mapping[str, Any], context: Mapping[str, Any] | None = None
 
 def decide(kind: str | None, brief: Mapping[str, Any], study: Mapping[str, Any], run: Mapping[str, Any],
            kns: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    from roles.specialists import trend
+
+    if trend.is_trend_study(brief, study):  # a trend question: the trend is the headline, whatever the kind
+        return trend.decide(brief, study, run, kns)
     fn = getattr(module_for(kind), "decide", None)
     return fn(brief, study, run, kns) if fn else generic_decision(brief, study, run, kns)
 
 
 def recommendations(kind: str | None, run: Mapping[str, Any], decision: Mapping[str, Any]) -> list[str]:
-    fn = getattr(module_for(kind), "recommendations", None)
+    from roles.specialists import trend
+
+    fn = trend.recommendations if trend.is_trend_decision(decision) else getattr(module_for(kind), "recommendations", None)
     recs = list(fn(run, decision)) if fn else []
     for sid, r in (run.get("results") or {}).items():
         if r.get("status") == "failed":

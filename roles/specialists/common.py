@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from aquascope_core.paths import PathError, get_path
+from aquascope_core.verify import sig_text
 
 __all__ = ["fmt", "kn", "band", "band_text", "grade_for_study", "HARVESTERS", "TABLES", "LABELS", "generic_decision"]
 
@@ -19,16 +20,19 @@ LABELS = {"gev_lmoments": "GEV (L-moments)", "lp3_moments": "log-Pearson III (mo
           "lp3_ema": "log-Pearson III (Bulletin 17C EMA)"}
 
 def fmt(x: Any) -> str:
-    """A number as a report writes it: 3 significant figures below 1,000, whole numbers with separators above."""
+    """A number as a report writes it: a count (an int) in full with separators; a measured value (a float) to
+    three significant figures ("22,900", "138", "97.5", "3.30", "0.0547")."""
     if x is None:
         return "n/a"
     if isinstance(x, bool) or not isinstance(x, (int, float)):
         return str(x)
-    if isinstance(x, int) or (isinstance(x, float) and x.is_integer() and abs(x) < 1e15):
-        return f"{int(x):,}"
+    if isinstance(x, int):
+        return f"{x:,}"
     ax = abs(x)
     if ax >= 1000:
-        return f"{x:,.0f}"
+        return sig_text(x, 3)
+    if x.is_integer():
+        return f"{int(x):,}"
     if ax >= 100:
         return f"{x:.0f}"
     if ax >= 10:
@@ -96,8 +100,12 @@ def _station_record(step: str, p: Mapping[str, Any], ctx: Mapping[str, Any]) -> 
 
 def _trend_test(step: str, p: Mapping[str, Any], ctx: Mapping[str, Any]) -> list[dict[str, Any]]:
     tr = p.get("trend") or {}
+    headline = ctx.get("focus") == "trend"  # the trend is the answer: Sen's slope is its headline number
+    ci = tr.get("sen_slope_ci") or []
     rows = [kn(step, "trend.p_value", p, "Mann-Kendall p-value", None, summary=True),
-            kn(step, "trend.sen_slope", p, "Sen's slope", tr.get("slope_unit"))]
+            kn(step, "trend.sen_slope", p, "Sen's slope", tr.get("slope_unit"), summary=headline, headline=headline,
+               band=band(p, "trend.sen_slope_ci[0]", "trend.sen_slope_ci[1]", step, 1 - float(tr.get("alpha") or 0.05))
+               if headline and len(ci) == 2 else None)]
     return [r for r in rows if r]
 
 

@@ -185,7 +185,7 @@ def decide(brief: Mapping[str, Any], study: Mapping[str, Any], run: Mapping[str,
     else:
         when = f"In {month}"
     kind = "hydrological (streamflow) drought" if name == "SSI" else "meteorological drought"
-    verdict = f"is in {kind}" if in_drought else f"is not in {kind}"
+    verdict = f"was in {kind}" if in_drought else f"was not in {kind}"
     answer = (f"{when} {where} {verdict} by the {name}: the lowest of its time scales is {low['index']} = "
               f"{fmt(value)} ({cls})")
     rest = _values_text(p, skip=i)
@@ -240,7 +240,8 @@ def recommendations(run: Mapping[str, Any], decision: Mapping[str, Any]) -> list
                     + (", ".join(refs) + " over the period of record" if refs else "Q95 and 7Q10, not computed here")
                     + ").")
     else:
-        recs.append("Keep monitoring monthly; a time scale that is already in mild drought is the first to watch.")
+        recs.append("Keep monitoring monthly; the time scale with the lowest value, though near normal, is the first to "
+                    "watch.")
     results = run.get("results") or {}
     if not any(r.get("tool") == "standardized_precipitation_evapotranspiration_index" and r.get("status") == "ok"
                for r in results.values()):
@@ -267,7 +268,7 @@ def _index_table(p: Mapping[str, Any]) -> list[dict[str, Any]]:
         cur = e.get("current") or {}
         rows.append([e.get("index"), cur.get("date"), fmt(cur.get("value")), cur.get("class") or "no value",
                      e.get("record_years"), e.get("status")])
-    return [{"columns": ["Index", "Month", "Value", "Class (McKee et al. 1993)", "Values per calendar month", "Status"],
+    return [{"columns": ["Index", "Month", "Value", "Class (WMO 2012)", "Values per calendar month", "Status"],
              "rows": rows, "caption": f"{p.get('index')} at the status month"}]
 
 

@@ -20,7 +20,8 @@ def _flood_frequency(step: str, p: Mapping[str, Any], ctx: Mapping[str, Any]) ->
         for i, T in enumerate(rps):
             b = band(p, f"fits.{fid}.ci.lower[{i}]", f"fits.{fid}.ci.upper[{i}]", step,
                      (fit.get("ci") or {}).get("confidence"))
-            row = kn(step, f"fits.{fid}.return_levels[{i}]", p, f"{T:g}-year flood, {LABELS.get(fid, fid)}", unit,
+            row = kn(step, f"fits.{fid}.return_levels[{i}]", p,
+                     f"{T:g}-year {QUANTITY.get(ctx.get('branch'), 'flood')}, {LABELS.get(fid, fid)}", unit,
                      return_period=T, method=fid, band=b, headline=(target is not None and float(T) == float(target)))
             if row:
                 rows.append(row)
@@ -91,11 +92,11 @@ _CONDITIONS = {
 }
 _CHANGES = {
     "at_site": ["the instantaneous annual peak record (peaks exceed daily means)",
-                "historical floods before the record (Bulletin 17C EMA)", "a significant trend in the annual maxima"],
+                "historical floods before the record (Bulletin 17C EMA)", "a Mann-Kendall trend in the annual maxima (p below 0.05)"],
     "short_record": ["a longer record (each added year narrows the bands)", "regional information (donor catchments)",
                      "the instantaneous annual peak record"],
     "bulletin17c": ["another regional skew (a newer regional study)", "further historical flood information",
-                    "a significant trend in the systematic peaks"],
+                    "a Mann-Kendall trend in the systematic peaks (p below 0.05)"],
     "published_maxima": ["the years since the series was published", "historical floods before it (Bulletin 17C EMA)"],
     "regional": ["a record at the site, even a short one", "donors closer in size and climate (live USGS records)",
                  "instantaneous peaks at the donors"],
@@ -126,14 +127,18 @@ def decide(brief: Mapping[str, Any], study: Mapping[str, Any], run: Mapping[str,
     band = pick.get("band") or {}
     conf = band.get("confidence")
     conf_txt = f"{conf * 100:.0f} %" if isinstance(conf, (int, float)) else "the"
-    ans = (f"The {T}-year flood at {where} is {fmt(pick['value'])} {unit} by the {LABELS.get(pick['method'], pick['method'])} "
-           f"fit ({conf_txt} band {fmt(band.get('lower'))} to {fmt(band.get('upper'))} {unit})")
+    quantity = QUANTITY.get(branch, "flood")
+    ans = (f"The {T}-year {quantity} at {where} is {fmt(pick['value'])} {unit} by the "
+           f"{LABELS.get(pick['method'], pick['method'])} fit ({conf_txt} band {fmt(band.get('lower'))} to "
+           f"{fmt(band.get('upper'))} {unit})")
     for o in others:
         ob = o.get("band") or {}
         ans += (f"; the {LABELS.get(o['method'], o['method'])} fit gives {fmt(o['value'])} {unit} "
                 f"({fmt(ob.get('lower'))} to {fmt(ob.get('upper'))})")
     ans += "." if not others else ". The design value is the larger of the fits' estimates."
-    if branch == "published_maxima":
+    basis, period, gap = _basis(branch, run, brief, T)
+    ans += basis
+    if branch == "published_maxima" or branch == "bulletin17c_published":
         series = _payload(run, "annual_maximum_series") or {}
         if series.get("unit_meaning"):
             ans += f" The series is in {unit} ({series['unit_meaning']}), as published."
@@ -148,7 +153,60 @@ def decide(brief: Mapping[str, Any], study: Mapping[str, Any], run: Mapping[str,
         "grade_reason": why,
         "conditions": list(_CONDITIONS.get(branch, _CONDITIONS["at_site"])),
         "what_would_change_it": list(_CHANGES.get(branch, _CHANGES["at_site"])),
+        "quantity": quantity,
+        "record_period": period,
+        "quantity_gap": gap,
     }
+
+
+# What each branch estimates, named as the answer names it.
+QUANTITY = {"at_site": "maximum daily-mean flow", "short_record": "maximum daily-mean flow",
+            "regional": "maximum daily-mean flow", "bulletin17c": "peak flow",
+            "bulletin17c_published": "annual maximum flow", "published_maxima": "annual maximum flow"}
+_DAILY = ("at_site", "short_record", "regional")
+
+
+def _needs_daily(brief: Mapping[str, Any]) -> bool:
+    """Whether the question itself asks for a daily-mean flood (otherwise a design flood is a peak)."""
+    return "daily" in str(brief.get("problem") or "").lower()
+
+
+def _basis(branch: str, run: Mapping[str, Any], brief: Mapping[str, Any], T: Any) -> tuple[str, Any, Any]:
+    """(the sentences naming what was fitted, the record period, the quantity gap or None)."""
+    gap = None
+    period = None
+    text = ""
+    am = _payload(run, "annual_maxima")
+    if branch in _DAILY and am and am.get("water_years"):
+        wy = am["water_years"]
+        st = am.get("station") or {}
+        period = {"start": min(wy), "end": max(wy), "variable": "discharge",
+                  "station": st.get("station_id") if isinstance(st, Mapping) else None}
+        text = (f" It is fitted to the {am.get('n_years')} water-year maxima of the daily mean flow, {min(wy)} to "
+                f"{max(wy)}.")
+    if branch in _DAILY and not _needs_daily(brief):
+        text += (f" The instantaneous {T}-year peak is higher than the maximum daily mean (by how much depends on how "
+                 "fast the catchment responds); the gauge's annual peak record would give it, with the live source "
+                 "or as an upload, by Bulletin 17C.")
+        gap = {"ceiling": "B", "needs": "peak_discharge",
+               "why": "the decision needs the instantaneous peak and the estimate is a maximum daily-mean flow"}
+    b17 = _payload(run, "bulletin17c_ema")
+    if branch.startswith("bulletin17c") and b17:
+        fit = (b17.get("fits") or {}).get("lp3_ema") or {}
+        hist = (b17.get("historical") or {}).get("peaks") or []
+        sysb = b17.get("systematic") or {}
+        yrs = sysb.get("years") or []
+        low = (fit.get("low_outliers") or {}).get("n_low")
+        skew = b17.get("regional_skew_used") or {}
+        text += (f" Bulletin 17C: the expected moments algorithm on {b17.get('n_systematic')} systematic peaks"
+                 + (f" ({min(yrs)} to {max(yrs)})" if yrs else "")
+                 + (f" and {len(hist)} historical peaks" if hist else ", with no historical peaks")
+                 + (f", the multiple Grubbs-Beck test ({low} low floods censored)" if low is not None else "")
+                 + (f", and the at-site skew {fmt(fit.get('at_site_skew'))} weighted with the regional skew "
+                    f"{fmt(skew.get('skew'))}" if skew.get("skew") is not None else
+                    ", and the at-site skew alone (no regional skew is published for the gauge's region)")
+                 + ".")
+    return text, period, gap
 
 
 def _payload(run: Mapping[str, Any], tool: str) -> dict[str, Any] | None:
@@ -171,16 +229,24 @@ def _regional_decision(T: Any, pick: Mapping[str, Any], grade: str, why: str, ru
         f = (part.get("skill") or {}).get("median_factor_error")
         return f"; leave-one-out median factor error {fmt(f)}" if f is not None else "; leave-one-out skill not established"
 
-    ans = (f"The {T}-year flood at the site ({fmt(area)} km2) is {fmt(pick['value'])} {unit} by the regional index-flood "
+    ans = (f"The {T}-year maximum daily-mean flow at the site ({fmt(area)} km2) is {fmt(pick['value'])} {unit} by the "
+           f"regional index-flood "
            f"method (donor envelope {fmt(env.get('lower'))} to {fmt(env.get('upper'))} {unit}): an index flood of "
            f"{fmt(idx.get('estimate'))} {unit} (donor range {fmt((idx.get('band') or {}).get('low'))} to "
            f"{fmt((idx.get('band') or {}).get('high'))}{skill(idx)}) times a growth factor of "
            f"{fmt(growth.get('estimate'))} (donor range {fmt((growth.get('band') or {}).get('low'))} to "
            f"{fmt((growth.get('band') or {}).get('high'))}{skill(growth)}), from {fmt(p.get('n_donors'))} donor "
            f"catchments ({names}). It is a maximum of the daily mean flow, not an instantaneous peak.")
+    gap = None
+    if not _needs_daily(brief):
+        ans += (f" The instantaneous {T}-year peak is higher; a peak record at the site or at the donors would give "
+                "it.")
+        gap = {"ceiling": "B", "needs": "peak_discharge",
+               "why": "the decision needs the instantaneous peak and the estimate is a maximum daily-mean flow"}
     return {"answer": ans, "value": pick["value"], "unit": unit, "band": env, "basis": pick["path"],
             "method": "regional_index_flood", "grade": grade, "grade_reason": why,
-            "conditions": list(_CONDITIONS["regional"]), "what_would_change_it": list(_CHANGES["regional"])}
+            "conditions": list(_CONDITIONS["regional"]), "what_would_change_it": list(_CHANGES["regional"]),
+            "quantity": QUANTITY["regional"], "quantity_gap": gap}
 
 
 def recommendations(run: Mapping[str, Any], decision: Mapping[str, Any]) -> list[str]:

@@ -67,8 +67,10 @@ def decide(brief: Mapping[str, Any], study: Mapping[str, Any], run: Mapping[str,
         verdict = "is rising, not declining"
         finding = f"{test} finds the rise significant (p = {fmt(p['p_value'])})"
     else:
-        verdict = "shows no significant trend"
-        finding = f"{test} does not find it significant (p = {fmt(p['p_value'])}), so a decline is not established"
+        level = f"{p.get('alpha', 0.05):g}"
+        verdict = f"shows no trend at the {level} level"
+        finding = (f"{test} finds no trend at the {level} level (p = {fmt(p['p_value'])}), so a decline is not "
+                   "established")
     answer = (f"The groundwater level at {where} {verdict}: {what} is {fmt(slope)} {unit} "
               f"({conf} interval {fmt(ci[0])} to {fmt(ci[1])}), and {finding}.")
     if short:

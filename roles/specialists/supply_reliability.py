@@ -225,16 +225,36 @@ def _run_of_river_decision(where: str, target: Any, inflow: Mapping[str, Any] | 
     if spa and spa.get("required_storage_hm3"):
         ans += (f" A storage of {fmt(spa['required_storage_hm3'])} hm3 would have met the demand in every month of the "
                 "record (sequent peak).")
+    gap = None
+    if not ef:
+        fdc = _fdc_payload(run)
+        q95 = ((fdc or {}).get("quantiles") or {}).get("Q95")
+        ans += (" This assumes an environmental flow of 0: the abstraction may take the whole flow of the river in a "
+                "dry spell. A pass-by flow should be set (by the regulator or a local method) and the study repeated"
+                + (f"; the record's Q95, {fmt(q95)} m3/s, is a common starting point." if q95 is not None else "."))
+        gap = {"ceiling": "B", "why": "no flow is left in the river (an environmental flow of 0)"}
     return {"answer": ans, "value": value, "unit": "%", "band": None, "basis": f"{sid}.reliability_time_pct",
             "method": "supply_reliability", "verdict": verdict, "grade": grade, "grade_reason": why,
+            "quantity_gap": gap, "environmental_flow_m3s": ef,
             "conditions": conditions,
             "what_would_change_it": ["other abstractions upstream", "a larger environmental flow",
                                      "a drier future than the record"]}
 
 
+def _fdc_payload(run: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    for r in (run.get("results") or {}).values():
+        if r.get("tool") in ("flow_duration_at_demand", "flow_duration_curve") and r.get("status") == "ok":
+            return r.get("payload") or {}
+    return None
+
+
 def recommendations(run: Mapping[str, Any], decision: Mapping[str, Any]) -> list[str]:
     verdict = decision.get("verdict")
     recs: list[str] = []
+    if decision.get("environmental_flow_m3s") == 0:
+        recs.append("Set a pass-by flow before any abstraction (the regulator's figure, or a local method; the "
+                    "record's Q95 is a common starting point) and repeat the study with it: an environmental flow of 0 "
+                    "lets the intake dry the river.")
     if verdict == "infeasible":
         recs.append("Reduce the demand below the mean flow of the river, or add a second source: no reservoir on this "
                     "river can carry the demand through the record.")

@@ -200,7 +200,7 @@ def recommendations(run: Mapping[str, Any], decision: Mapping[str, Any]) -> list
         recs.append("Sample at least four parameters that have objectives at least four times a year to support the "
                     "CCME index.")
     if tr is not None and any(t.get("significant") for t in tr.get("trends") or []):
-        recs.append("Confirm the significant trend(s) with the laboratory's method history: a change of method or "
+        recs.append("Confirm the trend(s) the test finds (p below its alpha) with the laboratory's method history: a change of method or "
                     "detection limit can look like a trend.")
     recs.append("Keep the detection limits with the data and say how values below them were entered.")
     return recs

@@ -94,3 +94,21 @@ def test_a_plan_saved_as_yaml_replays_identically_in_new_processes(tmp_path):
     here = run_study(Study.from_yaml(plan_file.read_text())).to_dict()
     assert _numbers(json.loads(json.dumps(here))) == _numbers(runs[0])
     assert runs[0]["summary"] == {"planned": 4, "ran": 4, "ok": 4, "failed": 0, "skipped": 0}
+
+
+def test_a_declined_study_writes_its_study_file_and_the_decline_replays(tmp_path):
+    """The Atlantic site holds no record: the study declines (exit 3), writes report.md and study.yaml, and
+    `aquascope run study.yaml` replays the decline with the same sentence (exit 3)."""
+    out = tmp_path / "declined"
+    r = aquascope("studio", "What is the 100-year flood here, for a culvert?", "--lat", "30.0", "--lon", "-40.0",
+                  "--yes", "--out", str(out), "-q", home=tmp_path)
+    assert r.returncode == 3, r.stderr
+    assert {"report.md", "study.yaml"} <= {p.name for p in out.iterdir()}
+    report = (out / "report.md").read_text()
+    assert "replays the decline" in report and "aquascope studio 'What is the 100-year flood here, for a culvert?'" \
+        " --lat 30.0 --lon -40.0 --yes" in report
+    r = aquascope("run", str(out / "study.yaml"), home=tmp_path)
+    assert r.returncode == 3, r.stderr
+    again = json.loads(r.stdout)
+    assert again["declined"] and again["replayed"] and again["same"]
+    assert again["reason"].startswith("No discharge record of at least 10 years was found within 50 km")

@@ -149,7 +149,7 @@ def test_follow_up_with_a_new_return_period_replans_for_review(tmp_path):
         r = s.follow_up("redo it with a 200-year return period")
         assert r.kind == "plan" and s.to_dict()["brief"]["intake"]["return_period"] == 200
         r = s.approve()
-        assert r.kind == "report" and "200-year flood" in r.text
+        assert r.kind == "report" and "200-year maximum daily-mean flow" in r.text
 
 
 def _python(code: str, home: Path) -> subprocess.CompletedProcess:

@@ -97,7 +97,7 @@ def test_leaf_river_is_in_severe_meteorological_drought_at_the_end_of_its_record
     assert ev["current"]["onset"] == "1987-11" and ev["current_rank_by_severity"] == 7 and ev["n_events"] == 23
     dec = answer(out)
     assert dec["in_drought"] is True and dec["drought_class"] == "severe drought" and dec["basis"] == "s2.series[1].current.value"
-    assert dec["answer"].startswith("In 1987-12, the last month of the record, LEAF RIVER NR COLLINS, MS is in "
+    assert dec["answer"].startswith("In 1987-12, the last month of the record, LEAF RIVER NR COLLINS, MS was in "
                                     "meteorological drought by the SPI: the lowest of its time scales is SPI-6 = -1.99")
     assert "7 of the record's 23 SPI-6 events" in dec["answer"] and "SSI-3 = -1.64" in dec["answer"]
 
@@ -109,7 +109,7 @@ def test_a_named_month_reads_the_1963_drought():
     ev = out.run.results["s6"].payload["by_index"][0]
     assert ev["current"]["onset"] == "1963-02" and ev["current_rank_by_severity"] == 1
     dec = answer(out)
-    assert dec["answer"].startswith("In 1963-06 LEAF RIVER NR COLLINS, MS is in meteorological drought")
+    assert dec["answer"].startswith("In 1963-06 LEAF RIVER NR COLLINS, MS was in meteorological drought")
     assert "SPI-6 = -1.76 (severe drought)" in dec["answer"] and "had lasted 5 month(s) by then" in dec["answer"]
     assert "over its 13 month(s) in the record" in dec["answer"]
 
@@ -206,7 +206,7 @@ def test_the_crew_answers_the_drought_question_end_to_end(tmp_path):
         assert r.kind == "report" and r.payload["critique_ok"] is True
         run = s.workspace().run
         value = run["results"]["s2"]["payload"]["series"][1]["current"]["value"]
-        assert f"SPI-6 = {value:.2f}" in r.text and "is in meteorological drought" in r.text
+        assert f"SPI-6 = {value:.2f}" in r.text and "was in meteorological drought" in r.text
         paths = s.export(tmp_path / "out")
         report = next(p for p in paths if p.name == "report.md").read_text()
         assert "Drought events (runs at or below -1)" in report and "SPI at the status month" in report

@@ -33,8 +33,9 @@ ROWS = [
     pytest.param(*FLAT_BROOK, {"return_period": 100}, None, "at_site", id="flat_brook-at_site"),
     pytest.param(*LEAF_OUTLET, {"return_period": 50}, None, "at_site", id="leaf_river_mm_per_day-at_site"),
     pytest.param(*BIG_SANDY, {"return_period": 100}, None, "bulletin17c", id="big_sandy-bulletin17c"),
-    pytest.param(*FOX_BERLIN, {"return_period": 50}, None, "published_maxima", id="fox_berlin-published"),
-    pytest.param(*OCMULGEE_MACON, {"return_period": 100}, None, "published_maxima", id="ocmulgee_macon-published"),
+    # U.S. gauges: their published annual maxima go to Bulletin 17C, historical floods or not
+    pytest.param(*FOX_BERLIN, {"return_period": 50}, None, "bulletin17c_published", id="fox_berlin-published"),
+    pytest.param(*OCMULGEE_MACON, {"return_period": 100}, None, "bulletin17c_published", id="ocmulgee_macon-published"),
     pytest.param(*FLAT_BROOK, {"return_period": 25}, SHORT, "short_record", id="upload_15_years-short_record"),
     pytest.param(*SCHUYLKILL, {"return_period": 100, "area_km2": 4902.8}, None, "regional", id="schuylkill-regional"),
     pytest.param(*FOX_BERLIN, {"return_period": 100}, None, "declined", id="fox_100_year-beyond_cap"),
@@ -113,6 +114,21 @@ def _published(out, T):
     assert any("kcfs" in c for c in out.study.plan["caveats"])
 
 
+def _published_b17c(out, T):
+    s1, s2 = out.run.results["s1"].payload, out.run.results["s2"].payload
+    assert s1["unit"] == s2["unit"] == "kcfs" and s1["unit_meaning"] == "1000 ft3/s"
+    sid = s1["station"]["station_id"]
+    series = get_source("published").fetch_series(sid, "annual_max_discharge")
+    assert s1["values"] == pytest.approx(series.to_list()) and s2["n_systematic"] == len(series)
+    assert "lp3_ema" in s2["fits"] and not s2["historical"]["peaks"]  # no historical floods: still Bulletin 17C
+    direct = bulletin17c_ema(s1["station"]["source"], sid, "annual_max_discharge", return_periods=[T],
+                             skew_from="usgs_table")
+    q, lo, hi = _at_T(s2, "lp3_ema", T)
+    assert q == pytest.approx(direct["fits"]["lp3_ema"]["return_levels"][0], rel=1e-12) and lo < q < hi
+    assert "low_outliers" in s2["fits"]["lp3_ema"]  # the multiple Grubbs-Beck test ran
+    assert not any("no historical" in a["why_not"] for a in out.study.plan["alternatives"])
+
+
 def _short(out, T):
     s2, s3 = out.run.results["s2"].payload, out.run.results["s3"].payload
     assert s2["n_years"] == 15 and set(s3["fits"]) == {"gev_lmoments", "gumbel_lmoments"}
@@ -136,6 +152,7 @@ def _regional(out, T):
 
 
 CHECKS = {"at_site": _at_site, "bulletin17c": _bulletin17c, "published_maxima": _published, "short_record": _short,
+          "bulletin17c_published": _published_b17c,
           "regional": _regional}
 
 
@@ -178,8 +195,8 @@ def test_annual_maximum_series_reads_as_published_and_refuses_a_daily_record():
 # --- the whole crew ---------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("site,text,number", [
-    (BIG_SANDY, "Design flow for a road crossing, 100-year", "22,927 ft3/s"),
-    (SCHUYLKILL, "Design flood for a bridge on an ungauged river of 4,902.8 km2, 100-year", "2,739 m3/s"),
+    (BIG_SANDY, "Design flow for a road crossing, 100-year", "22,900 ft3/s"),
+    (SCHUYLKILL, "Design flood for a bridge on an ungauged river of 4,902.8 km2, 100-year", "2,740 m3/s"),
 ])
 def test_the_crew_reports_the_new_branches(tmp_path, site, text, number):
     from graphs.studio import Studio
@@ -191,7 +208,8 @@ def test_the_crew_reports_the_new_branches(tmp_path, site, text, number):
         ws = s.to_dict()
     assert r.kind == "report" and r.payload["critique_ok"] and ws["report"]["critique_ok"]
     answer = ws["report"]["answer"]
-    assert number in answer and answer.startswith("The 100-year flood")
+    assert number in answer and (answer.startswith("The 100-year peak flow at BIG SANDY") or
+                                 answer.startswith("The 100-year maximum daily-mean flow at the site"))
     dec = ws["findings"]["decision"]
     step, _, path = dec["basis"].partition(".")
     from aquascope_core.paths import get_path

@@ -90,14 +90,14 @@ def _monthly(name: str) -> pd.Series:
 ROWS = [
     # (id, (lat, lon), intake, tables, expected branch or "declined")
     ("devon_manual_objectives", DEVON, {}, {"devon_1997.csv": devon_long()}, "index"),
-    ("devon_shipped_guidelines", DEVON, {}, {"devon_1997.csv": devon_long(objectives=False)}, "index"),
+    ("devon_shipped_guidelines", DEVON, {}, {"devon_1997.csv": devon_long(objectives=False)}, "exceedances"),
     ("devon_first_quarter", DEVON, {}, {"devon_q1.csv": devon_long(months=3)}, "exceedances"),
     ("devon_wide_drinking_water", DEVON, {"use": "drinking water"}, {"devon_wide.csv": devon_wide(months=3)},
      "exceedances"),
     ("au_saumon_air_temperature", AU_SAUMON, {}, {"au_saumon_t.csv": au_saumon_readings("air temperature")}, "trend"),
     ("au_saumon_four_readings", AU_SAUMON, {},
      {"au_saumon_4.csv": au_saumon_readings("air temperature", "precipitation", "runoff", "potential evapotranspiration")},
-     "index_and_trend"),
+     "trend"),
     ("devon_no_samples", DEVON, {}, {}, "declined"),
     ("flat_brook_gauge_no_samples", FLAT_BROOK, {}, {}, "declined"),
 ]
@@ -139,12 +139,12 @@ def test_devon_index_is_the_published_88_good(outcomes):
 
 def test_devon_without_objectives_has_no_index_and_says_why(outcomes):
     """The shipped CCME table gives DO, pH and arsenic only (lead is hardness-dependent, phosphorus a trigger
-    range): the index and its whole-record fallback are not established; the exceedances are."""
-    run = outcomes["devon_shipped_guidelines"].run
-    s3 = run.results["s3"]
-    assert s3.status == "failed" and s3.fallback_used and not run.ok
-    assert "(the whole table has 3: DO, pH, As)" in s3.failed_reason
-    ex = run.results["s2"]
+    range): fewer than four parameters have an objective, so no index is planned (the plan says why); the
+    exceedances are established."""
+    out = outcomes["devon_shipped_guidelines"]
+    assert [s.tool for s in out.study.steps] == ["water_quality_samples", "water_quality_exceedances"]
+    assert "fewer than four of them with an objective for aquatic life" in " ".join(out.study.plan.get("rationale", "").split())
+    ex = out.run.results["s2"]
     assert ex.status == "ok" and ex.payload["n_with_objective"] == 3 and ex.payload["n_exceeding_parameters"] == 0
 
 
@@ -185,14 +185,14 @@ def test_au_saumon_trend_equals_the_seasonal_kendall(outcomes):
     assert s3.status == "failed" and s3.optional and "no sampled parameter has an objective" in s3.failed_reason
 
 
-def test_au_saumon_four_readings_reach_index_and_trend(outcomes):
-    """Four parameters read monthly for 29 years meet the index minimum and the trend's, but none has a
-    water-quality guideline: the exceedances and the index are not established, with the reason; the trends are."""
+def test_au_saumon_four_readings_reach_the_trend_but_no_index(outcomes):
+    """Four parameters read monthly for 29 years meet the trend's minimum, but none has a water-quality
+    guideline: no index is planned, the exceedances are not established with the reason; the trends are."""
     run = outcomes["au_saumon_four_readings"].run
-    assert [r.status for r in run.results.values()] == ["ok", "failed", "failed", "ok"]
-    assert "no sampled parameter has an objective" in run.results["s2"].failed_reason
-    assert "the whole table has 0" in run.results["s3"].failed_reason
-    tr = run.results["s4"].payload
+    assert [(r.tool, r.status) for r in run.results.values()] == [
+        ("water_quality_samples", "ok"), ("water_quality_trend", "ok"), ("water_quality_exceedances", "failed")]
+    assert "no sampled parameter has an objective" in run.results["s3"].failed_reason
+    tr = run.results["s2"].payload
     assert tr["tested_parameters"] == ["air temperature", "precipitation", "runoff", "potential evapotranspiration"]
     p = next(t for t in tr["trends"] if t["parameter"] == "precipitation")
     direct = seasonal_mann_kendall(_monthly("precipitation"), period=12, unit="mm/d")

@@ -58,7 +58,9 @@ def test_the_keyless_crew_writes_a_report_from_gated_results(done):
     ws, store = done
     assert ws.status == "done" and ws.run["ok"]
     dec = ws.findings["decision"]
-    assert dec["grade"] == "A" and dec["unit"] == "m3/s" and dec["basis"].startswith("s3.fits.")
+    # a design flood from daily-mean maxima is graded below A: the decision needs the instantaneous peak
+    assert dec["grade"] == "B" and dec["unit"] == "m3/s" and dec["basis"].startswith("s3.fits.")
+    assert dec["quantity"] == "maximum daily-mean flow" and "instantaneous peak" in dec["grade_reason"]
     assert ws.critique["ok"] and ws.report["critique_ok"] and ws.report["final_check"]["ok"]
     ids = [s["id"] for s in ws.report["sections"]]
     assert ids == ["summary", "problem", "site_data", "methodology", "results", "limitations", "recommendations",
@@ -123,7 +125,17 @@ def test_declined_study_gets_a_short_report(tmp_path):
     decline_pending(ws)  # nobody brings it
     assert ws.status == "declined" and "No discharge record" in ws.brief["declined_reason"]
     author(ws, store=ArtifactStore(tmp_path))
-    assert ws.status == "declined" and ws.report["declined"] and [a["name"] for a in ws.artifacts] == ["report.md", "workspace.json"]
+    assert ws.status == "declined" and ws.report["declined"]
+    assert [a["name"] for a in ws.artifacts] == ["report.md", "study.yaml", "workspace.json"]
+    # the study file of a decline: the question, the site, what was found and the decline, which replays
+    from aquascope_core.declines import replay_decline
+    from aquascope_core.study import Study
+
+    study = Study.from_yaml(ArtifactStore(tmp_path).get(ws.artifacts[1]).decode())
+    assert study.steps == [] and study.plan["declined"] and study.plan["declined_by"] == "playbook"
+    assert study.problem["site"] == {"lat": 30.0, "lon": -40.0} and study.plan["playbook"] == "flood_risk"
+    again = replay_decline(study)
+    assert again["declined"] and again["replayed"] and again["same"], again
 
 
 def test_scripted_model_fills_the_brief_and_its_invented_numbers_are_dropped(tmp_path):

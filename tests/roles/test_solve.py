@@ -16,7 +16,7 @@ SITE = dict(lat=41.10, lon=-74.96)
 def test_solve_keyless_end_to_end():
     r = solve("Design flow for a road crossing, 100-year", **SITE)
     assert not r.declined and r.run.ok and r.study.version == 3
-    assert "100-year flood at Flat Brook" in r.answer
+    assert "100-year maximum daily-mean flow at Flat Brook" in r.answer
     assert {c["check"] for c in r.checks} >= {"numbers_in_results", "findings_resolve"}
     assert all(c["passed"] for c in r.checks)
     roles = [e["role"] for e in r.timeline]

@@ -82,7 +82,7 @@ def test_irregular_resolution():
 
 def test_annual_year_column_and_year_month_day_columns():
     d = _ok("peaks", b"year,peak_cfs\n1930,9100\n1931,2060\n1933,3220\n")
-    assert d["resolution"] == "annual" and d["unit"] == "ft3/s" and d["variables"][0]["variable"] == "discharge"
+    assert d["resolution"] == "annual" and d["unit"] == "ft3/s" and d["variables"][0]["variable"] == "peak_discharge"
     assert d["series"]["peak_cfs"].index[0] == pd.Timestamp("1930-01-01") and d["gaps"]["n_missing"] == 1
     d = _ok("ymd", b"Year,Month,Day,Q (m3/s)\n2001,1,30,4\n2001,1,31,5\n2001,2,1,6\n")
     assert d["resolution"] == "daily" and d["series"]["Q (m3/s)"].index[-1] == pd.Timestamp("2001-02-01")
@@ -211,3 +211,30 @@ def test_package_exports_the_function_not_the_module():
     from aquascope_core import data
 
     assert callable(data.ingest) and data.ingest is ingest and data.UploadSource is UploadSource
+
+
+def test_annual_peak_and_maximum_headers_are_annual_maxima():
+    d = _ok("p", b"water_year,peak\n1930,9100\n1931,2060\n1932,7820\n")
+    assert d["variables"][0]["variable"] == "peak_discharge" and d["resolution"] == "annual"
+    assert any("unit of column 'peak'" in q and "peak_cfs" in q for q in d["questions"])
+    d = _ok("m", b"water_year,annual_max_daily_mean_m3s\n1946,28.9\n1947,37.7\n1948,33.4\n")
+    assert (d["variables"][0]["variable"], d["unit"]) == ("annual_max_discharge", "m3/s")
+
+
+def test_a_yearly_discharge_that_does_not_say_peak_or_mean_is_asked_about():
+    d = _ok("q", b"year,Q (m3/s)\n1930,91\n1931,20\n1932,78\n")
+    assert not d["variables"][0]["variable_known"]
+    assert any("peak (annual maximum) or the annual mean" in q for q in d["questions"])
+    d = _ok("daily_peak", b"date,peak_cfs\n2020-01-01,5\n2020-01-02,6\n2020-01-03,7\n")
+    assert any("one row per year" in q for q in d["questions"])
+
+
+def test_well_levels_and_depths_to_water():
+    d = _ok("l", b"date,level_m\n2014-01-01,238.03\n2014-01-02,238.02\n")
+    assert (d["variables"][0]["variable"], d["unit"]) == ("water_level", "m")  # the request decides: a well?
+    d = _ok("g", b"date,gwl (m a.s.l.)\n2014-01-01,238.03\n2014-01-02,238.02\n")
+    assert (d["variables"][0]["variable"], d["unit"]) == ("groundwater_level", "m a.s.l.")
+    d = _ok("d", b"date,depth_to_water_m\n2014-01-01,3.25\n2014-01-02,3.5\n")
+    assert (d["variables"][0]["variable"], d["unit"]) == ("groundwater_level", "m")
+    assert d["series"]["depth_to_water_m"].tolist() == [-3.25, -3.5]
+    assert any("depth to water below the ground" in w for w in d["warnings"])

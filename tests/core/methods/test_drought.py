@@ -341,17 +341,19 @@ def test_drought_events_accepts_an_index_result(leaf):
         d.drought_events(spi, threshold=float("nan"))
 
 
-def test_mckee_classes_and_boundaries():
+def test_spi_classes_of_the_wmo_guide_and_boundaries():
+    """WMO (2012) SPI User Guide, WMO-No. 1090, Table 1: -0.99 to 0.99 near normal, -1.0 to -1.49 moderately dry."""
     assert d.mckee_class(-1.0) == "moderate drought"
-    assert d.mckee_class(-0.99) == "mild drought"
+    assert d.mckee_class(-0.99) == "near normal" and d.mckee_class(-0.05) == "near normal"
+    assert d.mckee_class(0.99) == "near normal" and d.mckee_class(1.0) == "moderately wet"
     assert d.mckee_class(-1.5) == "severe drought"
     assert d.mckee_class(-2.0) == "extreme drought"
-    assert d.mckee_class(0.0) == "near normal (wet side)"
+    assert d.mckee_class(0.0) == "near normal"
     assert d.mckee_class(1.99) == "very wet" and d.mckee_class(2.0) == "extremely wet"
     assert d.mckee_class(float("nan")) is None
     idx = pd.period_range("2000-01", periods=5, freq="M")
     r = d.drought_classes(pd.Series([-2.1, -1.2, np.nan, 0.3, 1.7], index=idx))
-    assert r["classes"] == ["extreme drought", "moderate drought", None, "near normal (wet side)", "very wet"]
+    assert r["classes"] == ["extreme drought", "moderate drought", None, "near normal", "very wet"]
     assert r["counts"]["moderate drought"] == 1 and r["fractions"]["extreme drought"] == pytest.approx(0.25)
     assert r["latest"] == {"date": "2000-05", "value": 1.7, "class": "very wet"}
 

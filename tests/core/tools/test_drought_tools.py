@@ -95,7 +95,7 @@ def test_spi_tool_matches_the_method_and_a_scipy_gamma_fit(leaf, leaf_spi):
     hand = stats.norm.ppf(stats.gamma.cdf(dec.iloc[-1], shape, scale=scale))
     assert p["series"][0]["current"]["value"] == pytest.approx(hand, abs=2e-4)
     assert p["series"][0]["current"]["value"] == pytest.approx(-1.57, abs=0.005)
-    assert [e["current"]["class"] for e in p["series"]] == ["severe drought", "severe drought", "mild drought"]
+    assert [e["current"]["class"] for e in p["series"]] == ["severe drought", "severe drought", "near normal"]
     assert p["meta"]["tool"] == "standardized_precipitation_index"
     assert any("McKee" in (s.get("citation") or "") for s in p["meta"]["sources"])
     assert len(json.dumps(p)) < 60_000

@@ -1,0 +1,24 @@
+"""verify.significant_figures / overprecise / round_prose: three significant figures in prose, with dates, years,
+ids, coordinates, code and counts left as written."""
+
+from aquascope_core.verify import overprecise, round_prose, sig_text, significant_figures
+
+
+def test_significant_figures_as_written():
+    assert [significant_figures(x) for x in ("22,927", "22,900", "0.0547", "3.30", "0.05475", "178.7", "100")] == \
+        [5, 3, 3, 3, 4, 4, 1]
+    assert [sig_text(x) for x in (22927.4, 0.05475, 178.7, -42.02, 3.3)] == ["22,900", "0.0548", "179", "-42.0", "3.30"]
+
+
+def test_what_is_flagged_and_what_is_not():
+    text = ("The flood is 22,927 ft3/s (1945-01-01 to 2024), from 29,345 daily values and 1,000 resamples at usgs "
+            "01440000, latitude 41.1234; Sen's slope 0.05475 m3/s per year, 1946-2024, `s3.fits[12345]`.")
+    assert [h["number"] for h in overprecise(text)] == ["22,927", "0.05475"]
+    assert round_prose(text) == text.replace("22,927", "22,900").replace("0.05475", "0.0548")
+    assert round_prose("80.34 years of record") == "80.3 years of record"
+
+
+def test_scientific_notation_is_written_out():
+    assert [h["number"] for h in overprecise("a flood of 2.293e+04 ft3/s")] == ["2.293e+04"]
+    assert round_prose("largest 2.5e+04 in 1897; 100-year flood 2.293e+04 ft3/s") == \
+        "largest 25,000 in 1897; 100-year flood 22,900 ft3/s"

@@ -1,0 +1,43 @@
+"""trend_test with variant="auto": serial correlation is tested first and handled only when significant."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from aquascope_core.methods.trends import mann_kendall
+from aquascope_core.tools.flood import trend_test
+
+
+def _flat_brook_maxima(reference_dir):
+    df = pd.read_csv(reference_dir / "usgs_01440000_flat_brook_annual_max_daily_mean_m3s.csv").dropna()
+    return df.iloc[:, 1].tolist(), df["water_year"].tolist()
+
+
+def test_auto_on_an_independent_series_is_the_original_test(reference_dir):
+    """Flat Brook's annual maxima (USGS 01440000): lag-1 autocorrelation inside the 5 % bounds, so the
+    test is the original Mann-Kendall, number for number."""
+    values, years = _flat_brook_maxima(reference_dir)
+    got = trend_test(values, years, "m3/s", variant="auto")
+    direct = mann_kendall(values, times=years, unit="m3/s")
+    assert got["serial_correlation"]["checked"] and not got["serial_correlation"]["significant"]
+    assert abs(got["serial_correlation"]["lag1_autocorrelation"]) < 1.96 / np.sqrt(len(values))
+    assert got["trend"]["variant"] == "original" and got["trend"]["p_value"] == pytest.approx(direct["p_value"])
+
+
+def test_auto_prewhitens_a_serially_correlated_series(reference_dir):
+    """Annual precipitation over the Great Lakes (R Kendall's PrecipGL) made persistent by a 3-year moving sum
+    has a significant lag-1 autocorrelation: the test is made on the trend-free pre-whitened series."""
+    df = pd.read_csv(reference_dir / "PrecipGL_Kendall.csv")
+    x = pd.Series(df.iloc[:, -1].to_numpy(dtype=float)).rolling(3).sum().dropna()
+    years = list(range(len(x)))
+    got = trend_test(x.tolist(), years, "in", variant="auto")
+    assert got["serial_correlation"]["significant"] and got["trend"]["prewhitening_applied"]
+    assert got["serial_correlation"]["handled_by"].startswith("trend-free pre-whitening")
+
+
+def test_auto_with_missing_years_says_serial_correlation_was_not_tested():
+    got = trend_test([1.0, 3.0, 2.0, 5.0, 4.0, 6.0, 8.0, 7.0], [1, 2, 3, 5, 6, 7, 9, 10], None, variant="auto")
+    assert got["ok"] and got["serial_correlation"]["checked"] is False
+    assert "not tested" in got["serial_correlation"]["reason"]
