@@ -8,7 +8,7 @@ import pytest
 
 from aquascope_core.tools.context import table_entry
 from roles import uploads
-from roles.team import solve
+from graphs.solve import solve
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "uploads"
 PEAKS = b"year,peak\n" + b"".join(f"{1930 + i},{v}\n".encode() for i, v in enumerate(
