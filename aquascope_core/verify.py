@@ -141,11 +141,13 @@ def significant_figures(raw: str) -> int:
     return max(len(core.rstrip("0")), 1) if core else 1
 
 
-def overprecise(text: str, *, limit: int = 3) -> list[dict[str, Any]]:
+def overprecise(text: str, *, limit: int = 3, keep: Iterable[float] = ()) -> list[dict[str, Any]]:
     """The numbers in ``text`` written to more than ``limit`` significant figures, with their sentence.
 
-    Not counted: dates and years, station ids, text in backticks, list numbering, and whole numbers that count
-    things (values, years, resamples, ...), which are exact."""
+    Not counted: dates and years, station ids, text in backticks, list numbering, whole numbers that count
+    things (values, years, resamples, ...), which are exact, and the numbers in ``keep`` (what the user stated,
+    quoted as given)."""
+    kept = {float(k) for k in keep}
     out = []
     for sent in sentences(_LISTNUM.sub(" ", text or "")):
         for m in _SCI.finditer(_CODE.sub(" ", sent)):  # prose writes numbers out, not in scientific notation
@@ -158,6 +160,8 @@ def overprecise(text: str, *, limit: int = 3) -> list[dict[str, Any]]:
             if "." not in raw and _YEAR_SPAN.fullmatch(raw.replace(",", "")) and "," not in raw:
                 continue
             if "." not in raw and _COUNTED.match(scrubbed, m.end()):
+                continue
+            if float(raw.replace(",", "")) in kept:
                 continue
             out.append({"number": m.group(0).strip(), "sentence": sent})
     return out
@@ -176,14 +180,14 @@ def sig_text(value: float, figures: int = 3) -> str:
     return f"{rounded:.{decimals}f}"
 
 
-def round_prose(text: str, *, limit: int = 3) -> str:
+def round_prose(text: str, *, limit: int = 3, keep: Iterable[float] = ()) -> str:
     """The text with every number written beyond ``limit`` significant figures rounded to ``limit``, by the
     rules of :func:`overprecise` (dates, years, ids, counts and text in backticks are left as they are)."""
     if not text:
         return text
     # scientific notation ("2.293e+04") is written out plainly first
     text = _SCI.sub(lambda m: sig_text(float(m.group(0)), limit), text)
-    flagged = {h["number"] for h in overprecise(text, limit=limit)}
+    flagged = {h["number"] for h in overprecise(text, limit=limit, keep=keep)}
     if not flagged:
         return text
     protected = [(m.start(), m.end()) for pat in (_CODE, _URL, _DATE, _ID, _COORD) for m in pat.finditer(text)]

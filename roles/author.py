@@ -254,8 +254,8 @@ def _declined(ws: Workspace) -> dict[str, Any]:
     if inv:
         sections.append(inv)
     sections.append(_appendix(ws, declined=True))
-    _round_prose(sections)
-    return {"title": "Study declined", "answer": round_prose(reason), "declined": True, "key_numbers": [], "sections": sections,
+    _round_prose(sections, stated_numbers(ws))
+    return {"title": "Study declined", "answer": round_prose(reason, keep=stated_numbers(ws)), "declined": True, "key_numbers": [], "sections": sections,
             "not_established": [], "critique_ok": None, "references": [], "written_by": {"all": "keyless"}}
 
 
@@ -271,7 +271,7 @@ def build_report(ws: Workspace, *, model: Any = None, critic_model: Any = None) 
     refs_section, refs = _references(ws)
     sections = [_summary(ws), _problem(ws), _site_data(ws), _methodology(ws), _results(ws), _limitations(ws),
                 _recommendations(ws), refs_section, _appendix(ws)]
-    _round_prose(sections)
+    _round_prose(sections, stated_numbers(ws))
     written_by = {s["id"]: "keyless" for s in sections}
     pool = evidence_pool(ws)
     dropped: list[dict[str, Any]] = []
@@ -283,7 +283,7 @@ def build_report(ws: Workspace, *, model: Any = None, critic_model: Any = None) 
     if model is not None or critic_model is not None:  # the ledger and the fallbacks as they stand now
         sections[-1] = _appendix(ws)
     check = verify(_verified_text(sections), pool)
-    answer = round_prose((ws.findings or {}).get("decision", {}).get("answer", ""))
+    answer = round_prose((ws.findings or {}).get("decision", {}).get("answer", ""), keep=stated_numbers(ws))
     critique_ok = bool((ws.critique or {}).get("ok")) and check["ok"]
     if not critique_ok:
         problems = [u["number"] for u in check["unmatched"]] + list((ws.critique or {}).get("failed") or [])
@@ -312,12 +312,25 @@ def build_report(ws: Workspace, *, model: Any = None, critic_model: Any = None) 
     }
 
 
-def _round_prose(sections: Sequence[dict[str, Any]]) -> None:
+def stated_numbers(ws: Workspace) -> set[float]:
+    """The numbers the user stated (in the question and the intake they gave): quoted as given, never rounded."""
+    from aquascope_core.verify import numbers_in
+
+    b = ws.brief or {}
+    out = {n["value"] for n in numbers_in(str(b.get("problem") or (ws.request or {}).get("text") or ""))}
+    out |= {float(v) for v in (b.get("intake_stated") or {}).values()
+            if isinstance(v, (int, float)) and not isinstance(v, bool)}
+    return out
+
+
+def _round_prose(sections: Sequence[dict[str, Any]], keep: set[float] | None = None) -> None:
     """Prose quotes three significant figures (full precision stays in the results and the tables); the
-    question as the user asked it is kept verbatim."""
+    question as the user asked it, and the numbers they stated, are kept as given."""
+    keep = keep or set()
+
     def walk(sec: dict[str, Any]) -> None:
         if sec.get("text"):
-            sec["text"] = "\n".join(ln if ln.startswith("**Question.**") else round_prose(ln)
+            sec["text"] = "\n".join(ln if ln.startswith("**Question.**") else round_prose(ln, keep=keep)
                                     for ln in sec["text"].split("\n"))
         for sub in sec.get("subsections") or []:
             walk(sub)

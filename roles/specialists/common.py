@@ -12,7 +12,7 @@ from typing import Any, Mapping, Sequence
 from aquascope_core.paths import PathError, get_path
 from aquascope_core.verify import sig_text
 
-__all__ = ["fmt", "kn", "band", "band_text", "grade_for_study", "HARVESTERS", "TABLES", "LABELS", "generic_decision"]
+__all__ = ["fmt", "given", "kn", "band", "band_text", "grade_for_study", "HARVESTERS", "TABLES", "LABELS", "generic_decision"]
 
 LABELS = {"gev_lmoments": "GEV (L-moments)", "lp3_moments": "log-Pearson III (moments of log10)",
           "gumbel_lmoments": "Gumbel (L-moments)", "glo_lmoments": "generalized logistic (L-moments)",
@@ -40,6 +40,13 @@ def fmt(x: Any) -> str:
     if ax >= 1:
         return f"{x:.2f}"
     return f"{x:.3g}"
+
+
+def given(x: Any) -> str:
+    """A number the user stated, written as they gave it (with separators), never rounded."""
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        return str(x)
+    return f"{x:,}" if isinstance(x, int) or not float(x).is_integer() else f"{int(x):,}"
 
 
 def grade_for_study(run: Mapping[str, Any], decision_steps: Sequence[str]) -> tuple[str, str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from roles.specialists.common import LABELS, band, band_text, fmt, grade_for_study, kn
+from roles.specialists.common import LABELS, band, band_text, fmt, given, grade_for_study, kn
 
 __all__ = ["HARVESTERS", "TABLES", "decide", "recommendations", "DATA_REQUESTS"]
 
@@ -229,7 +229,7 @@ def _regional_decision(T: Any, pick: Mapping[str, Any], grade: str, why: str, ru
         f = (part.get("skill") or {}).get("median_factor_error")
         return f"; leave-one-out median factor error {fmt(f)}" if f is not None else "; leave-one-out skill not established"
 
-    ans = (f"The {T}-year maximum daily-mean flow at the site ({fmt(area)} km2) is {fmt(pick['value'])} {unit} by the "
+    ans = (f"The {T}-year maximum daily-mean flow at the site ({given(area)} km2) is {fmt(pick['value'])} {unit} by the "
            f"regional index-flood "
            f"method (donor envelope {fmt(env.get('lower'))} to {fmt(env.get('upper'))} {unit}): an index flood of "
            f"{fmt(idx.get('estimate'))} {unit} (donor range {fmt((idx.get('band') or {}).get('low'))} to "

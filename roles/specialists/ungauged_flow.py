@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from roles.specialists.common import band, fmt, grade_for_study, kn
+from roles.specialists.common import band, fmt, given, grade_for_study, kn
 
 __all__ = ["HARVESTERS", "TABLES", "decide", "recommendations", "DATA_REQUESTS"]
 
@@ -82,7 +82,7 @@ def decide(brief: Mapping[str, Any], study: Mapping[str, Any], run: Mapping[str,
     plan = study.get("plan") or {}
     branch = plan.get("branch")
     area = (brief.get("intake") or {}).get("area_km2")
-    where = f"the site ({fmt(area)} km2)" if area is not None else "the site"
+    where = f"the site ({given(area)} km2)" if area is not None else "the site"
     estimates = [k for k in kns if k.get("quantity") and k["path"].endswith(".estimate")]
     head = next((k for k in estimates if k.get("headline")), None)
     grade, why = grade_for_study(run, [head["step"]] if head else [])

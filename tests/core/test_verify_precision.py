@@ -22,3 +22,9 @@ def test_scientific_notation_is_written_out():
     assert [h["number"] for h in overprecise("a flood of 2.293e+04 ft3/s")] == ["2.293e+04"]
     assert round_prose("largest 2.5e+04 in 1897; 100-year flood 2.293e+04 ft3/s") == \
         "largest 25,000 in 1897; 100-year flood 22,900 ft3/s"
+
+
+def test_what_the_user_stated_is_kept_as_given():
+    text = "At the site (11,745.6 km2) the mean flow is 223.41 m3/s."
+    assert [h["number"] for h in overprecise(text, keep={11745.6})] == ["223.41"]
+    assert round_prose(text, keep={11745.6}) == "At the site (11,745.6 km2) the mean flow is 223 m3/s."

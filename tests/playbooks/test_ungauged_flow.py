@@ -143,7 +143,7 @@ def test_the_crew_asks_for_the_area_then_reports_the_transfer(tmp_path):
     payload = ws["run"]["results"][step]["payload"]
     assert path == "estimates.mean_flow.estimate" and get_path(payload, path) == dec["value"]
     answer = ws["report"]["answer"]
-    assert answer.startswith("At the site (11,700 km2), transferred per unit of area from 3 gauged donor catchments")
+    assert answer.startswith("At the site (11,745.6 km2), transferred per unit of area from 3 gauged donor catchments")
     assert f"mean flow {round(dec['value'])} m3/s" in answer and "leave-one-out median factor error" in answer
     assert ws["brief"]["intake"]["decision"] == "abstraction licensing"
     assert any("regulated" in rec for rec in (ws["report"]["sections"][6]["text"],))
