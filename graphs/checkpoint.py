@@ -18,7 +18,7 @@ from typing import Iterator
 from aquascope_core.errors import InputError
 from aquascope_core.workspace import aquascope_home
 
-__all__ = ["open_checkpointer", "default_url", "describe"]
+__all__ = ["open_checkpointer", "default_url", "describe", "connect_sqlite"]
 
 
 def default_url() -> str:
@@ -54,10 +54,41 @@ def open_checkpointer(url: str | None = None) -> Iterator[object]:
     from langgraph.checkpoint.sqlite import SqliteSaver
 
     path.parent.mkdir(parents=True, exist_ok=True)
-    conn = sqlite3.connect(str(path), check_same_thread=False)
+    conn = connect_sqlite(path)
     try:
         saver = SqliteSaver(conn)
-        saver.setup()
+        _retry_locked(saver.setup)
         yield saver
     finally:
         conn.close()
+
+
+def connect_sqlite(path: str | Path, *, busy_timeout_s: float | None = None) -> sqlite3.Connection:
+    """A connection for a checkpoint file shared by concurrent studies.
+
+    WAL lets readers go on while one writer commits; the busy timeout makes a writer wait for the lock
+    (``AQUASCOPE_SQLITE_BUSY_S``, default 60 s) instead of failing with "database is locked";
+    ``synchronous=NORMAL`` under WAL keeps every committed checkpoint through a process kill (only a power
+    loss may drop the last commits, never corrupt the file).
+    """
+    timeout = float(busy_timeout_s if busy_timeout_s is not None else os.environ.get("AQUASCOPE_SQLITE_BUSY_S") or 60)
+    conn = sqlite3.connect(str(path), check_same_thread=False, timeout=timeout)
+    conn.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
+    _retry_locked(lambda: conn.execute("PRAGMA journal_mode = WAL").fetchone())
+    conn.execute("PRAGMA synchronous = NORMAL")
+    return conn
+
+
+def _retry_locked(fn, attempts: int = 20):
+    """Run ``fn``, retrying briefly when SQLite reports the file locked (the journal switch and the schema
+    set-up take an exclusive lock that the busy handler does not always wait for)."""
+    import random
+    import time
+
+    for i in range(attempts):
+        try:
+            return fn()
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or i == attempts - 1:
+                raise
+            time.sleep(0.05 + random.random() * 0.1)

@@ -1,7 +1,8 @@
 """The `aquascope` command.
 
     aquascope studio "Design flow for a road crossing, 100-year" --lat 41.10 --lon -74.96 --yes --out DIR
-    aquascope studio --resume STUDY_ID --yes            # approve a plan left waiting, from any process
+    aquascope studio --resume STUDY_ID --yes            # continue a study from its last checkpoint, from any process
+    aquascope studies                                   # the studies, with status (waiting, interrupted, done, ...)
     aquascope assess 41.10 -74.96 --problem flood_risk
     aquascope playbooks list | show ID
     aquascope run study.yaml [--out DIR]                # replay a study with no model
@@ -118,14 +119,14 @@ def cmd_studio(args: argparse.Namespace) -> int:
         studio = Studio.resume(study_id, out=args.out, **kw)
         with studio:
             out = args.out or studio.out
-            pending = studio.pending()
-            if args.problem and pending:
-                return _finish(studio, studio.say(args.problem), out, args.yes)
-            if pending is None:
-                if args.problem:
-                    return _finish(studio, studio.follow_up(args.problem), out, args.yes)
-                return _finish(studio, studio._reply(), out, args.yes)
-            return _finish(studio, studio._reply(), out, args.yes)
+            if studio.mid_run():  # stopped mid-run (killed, crashed): go on from the last checkpoint
+                print(f"Study {studio.id} continues from its last checkpoint.", file=sys.stderr)
+                reply = studio.proceed()
+            else:
+                reply = studio._reply()
+            if args.problem:
+                reply = studio.say(args.problem) if studio.pending() else studio.follow_up(args.problem)
+            return _finish(studio, reply, out, args.yes)
     if args.problem is None or not args.problem.strip():
         _err("the problem text is empty: describe the question, for example "
              "aquascope studio \"Design flow for a road crossing, 100-year\" --lat 41.10 --lon -74.96")
@@ -145,6 +146,28 @@ def cmd_studio(args: argparse.Namespace) -> int:
     with Studio(args.lat, args.lon, out=out, radius_km=args.radius, data=data, **kw) as studio:
         print(f"Study {studio.id}", file=sys.stderr)
         return _finish(studio, studio.say(args.problem), out, args.yes)
+
+
+def cmd_studies(args: argparse.Namespace) -> int:
+    from graphs.checkpoint import open_checkpointer
+    from graphs.graph import compile_graph
+    from graphs.studies import list_studies
+
+    with open_checkpointer(args.checkpoints) as saver:
+        rows = list_studies(saver, compile_graph(saver), limit=args.limit)
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return EXIT_OK
+    if not rows:
+        print("No studies yet; start one with: aquascope studio \"<the problem>\" --lat LAT --lon LON")
+        return EXIT_OK
+    for r in rows:
+        question = r["question"].replace("\n", " ")
+        question = question if len(question) <= 60 else question[:57] + "..."
+        print(f"{r['id']:<16} {r['status']:<21} {str(r['when'])[:19]:<19}  {r['site']:<20} {r['last_step']:<24} {question}")
+    if any(r["status"] == "interrupted" for r in rows):
+        print("\nAn interrupted study continues from its last checkpoint with: aquascope studio --resume ID --yes")
+    return EXIT_OK
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
@@ -263,6 +286,12 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--checkpoints", help="checkpointer URL (default sqlite:///$AQUASCOPE_HOME/checkpoints.sqlite)")
     s.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
     s.set_defaults(func=cmd_studio)
+
+    ls = sub.add_parser("studies", help="list the studies: status, when, site, last step and question")
+    ls.add_argument("--checkpoints", help="checkpointer URL (default sqlite:///$AQUASCOPE_HOME/checkpoints.sqlite)")
+    ls.add_argument("--limit", type=int, default=50, help="at most this many, most recent first (default 50)")
+    ls.add_argument("--json", action="store_true", help="one JSON list instead of lines")
+    ls.set_defaults(func=cmd_studies)
 
     so = sub.add_parser("solve", help="plan (and with --yes run) a study in one go, without the conversation")
     so.add_argument("problem", help="the problem in words")

@@ -20,7 +20,7 @@ from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 from langgraph.types import Command, interrupt
 
-from aquascope_core.workspace import ArtifactStore, Workspace, aquascope_home
+from aquascope_core.workspace import ArtifactStore, Workspace
 from graphs.context import CrewContext
 from graphs.state import STATE_KEYS, CrewState
 
@@ -52,8 +52,8 @@ def _delta(before: Mapping[str, Any], ws: Workspace) -> dict[str, Any]:
 
 
 def _store(ws: Workspace, ctx: CrewContext) -> ArtifactStore:
-    root = ctx.artifact_root or ws.request.get("artifact_root")
-    return ArtifactStore(root) if root else ArtifactStore(aquascope_home() / "studies" / ws.id / "artifacts")
+    """The artifact store is the host's configuration (the run context), never a folder named by the input state."""
+    return ArtifactStore(ctx.artifact_root) if ctx.artifact_root else ArtifactStore.for_study(ws.id)
 
 
 # -- role nodes -----------------------------------------------------------------------------------

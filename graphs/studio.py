@@ -22,11 +22,12 @@ from langgraph.types import Command
 
 from aquascope_core.data.base import validate_point
 from aquascope_core.errors import DataNotFoundError, InputError, StudyError
-from aquascope_core.workspace import ArtifactStore, Workspace, aquascope_home, new_study_id
+from aquascope_core.workspace import ArtifactStore, Workspace, aquascope_home, new_study_id, validate_study_id
 from graphs.checkpoint import describe, open_checkpointer
 from graphs.context import CrewContext
 from graphs.graph import compile_graph
 from graphs.state import STATE_KEYS
+from graphs.studies import lease
 
 __all__ = ["Studio", "Reply"]
 
@@ -65,7 +66,7 @@ class Studio:
                  live_options: Mapping[str, Mapping[str, Any]] | None = None, checkpointer: Any = None,
                  artifact_root: str | Path | None = None, on_event: Callable[[dict[str, Any]], None] | None = None,
                  out: str | Path | None = None) -> None:
-        self.id = study_id or new_study_id()
+        self.id = validate_study_id(study_id) if study_id is not None else new_study_id()
         self.site = None
         if lat is not None or lon is not None:
             la, lo = validate_point(lat, lon)
@@ -109,7 +110,7 @@ class Studio:
                                     "AQUASCOPE_HOME / --checkpoints, which must point where the study was started.")
         ws = s.workspace()
         s.site = ws.site
-        s.out = ws.request.get("out") or s.out
+        s.out = s.out or ws.request.get("out")
         return s
 
     @classmethod
@@ -149,9 +150,25 @@ class Studio:
 
     # -- the conversation -----------------------------------------------------------------------
     def _run(self, inp: Any) -> Reply:
-        for chunk in self.graph.stream(inp, self.config, context=self.context, stream_mode="custom"):
-            if self.on_event is not None and isinstance(chunk, Mapping):
-                self.on_event(dict(chunk))
+        # durability "sync": a node's checkpoint is on disk before the next node starts, so a kill at any
+        # point loses at most the node that was running; the lease tells `aquascope studies` we are alive.
+        with lease(self.id):
+            for chunk in self.graph.stream(inp, self.config, context=self.context, stream_mode="custom",
+                                           durability="sync"):
+                if self.on_event is not None and isinstance(chunk, Mapping):
+                    self.on_event(dict(chunk))
+        return self._reply()
+
+    def mid_run(self) -> bool:
+        """True when the last checkpoint has nodes still to run and nothing waits for the user (a killed run)."""
+        snap = self._snapshot()
+        return bool(snap.values) and bool(snap.next) and self.pending() is None
+
+    def proceed(self) -> Reply:
+        """Continue from the last checkpoint whatever it holds: a run stopped mid-way (a kill, a crash) goes on
+        from the node it stopped in; a study waiting for answers or approval, or finished, is reported as it is."""
+        if self.mid_run():
+            return self._run(None)
         return self._reply()
 
     def _reply(self) -> Reply:
@@ -192,7 +209,7 @@ class Studio:
         if not snap.values:
             if self.site is None:
                 raise InputError("a new study needs a site: Studio(lat=..., lon=...)", argument="lat")
-            request = {"text": text, "radius_km": self.radius_km, "live": self.live, "artifact_root": self.artifact_root}
+            request = {"text": text, "radius_km": self.radius_km, "live": self.live}
             if intake:
                 request["intake"] = dict(intake)
             if playbook:
@@ -224,6 +241,10 @@ class Studio:
 
     def approve(self, edits: Mapping[str, Any] | None = None) -> Reply:
         """Approve the plan (with edits: ``{"steps": {id: {field: value}}}``, ``{"drop": [ids]}`` or ``{"study": {...}}``)."""
+        if self.mid_run():  # a run killed before the plan reached the user (or after it was approved)
+            reply = self.proceed()
+            if self.pending() is None:
+                return reply
         pending = self.pending()
         if pending == "answer_questions":
             self._run(Command(resume={"type": "accept"}))
@@ -258,5 +279,5 @@ class Studio:
         if not ws.artifacts:
             raise StudyError(f"the study has no files yet (status {ws.status!r})",
                              recovery="Approve the plan so the Author writes the report.")
-        store = ArtifactStore(ws.request.get("artifact_root") or self.artifact_root)
+        store = ArtifactStore(self.artifact_root)
         return [store.export(ref, dest) for ref in ws.artifacts]
