@@ -118,12 +118,12 @@ def cmd_studio(args: argparse.Namespace) -> int:
             study_id = json.loads(Path(study_id).read_text())["id"]
         studio = Studio.resume(study_id, out=args.out, **kw)
         with studio:
-            out = args.out or studio.out
             if studio.mid_run():  # stopped mid-run (killed, crashed): go on from the last checkpoint
                 print(f"Study {studio.id} continues from its last checkpoint.", file=sys.stderr)
                 reply = studio.proceed()
             else:
                 reply = studio._reply()
+            out = args.out or studio.out
             if args.problem:
                 reply = studio.say(args.problem) if studio.pending() else studio.follow_up(args.problem)
             return _finish(studio, reply, out, args.yes)

@@ -102,14 +102,15 @@ class Studio:
     def resume(cls, study_id: str, **kwargs: Any) -> "Studio":
         """The study ``study_id`` from its checkpoint (any process, same checkpointer)."""
         s = cls(study_id=study_id, **kwargs)
-        if not s.graph.get_state(s.config).values:
+        snap = s.graph.get_state(s.config)
+        if not snap.values and not snap.next:  # a study killed right after its input still has its first checkpoint
             where = describe(kwargs.get("checkpointer") if isinstance(kwargs.get("checkpointer"), str) else None)
             s.close()
             raise DataNotFoundError(f"no study {study_id!r} in the checkpoints at {where}", argument="study_id",
                                     value=study_id, recovery="Check the id (it is printed when a study starts) and "
                                     "AQUASCOPE_HOME / --checkpoints, which must point where the study was started.")
-        ws = s.workspace()
-        s.site = ws.site
+        ws = s.workspace()  # empty when only the input was checkpointed; proceed() reads the rest
+        s.site = ws.site or None
         s.out = s.out or ws.request.get("out")
         return s
 
@@ -162,13 +163,17 @@ class Studio:
     def mid_run(self) -> bool:
         """True when the last checkpoint has nodes still to run and nothing waits for the user (a killed run)."""
         snap = self._snapshot()
-        return bool(snap.values) and bool(snap.next) and self.pending() is None
+        return bool(snap.next) and self.pending() is None
 
     def proceed(self) -> Reply:
         """Continue from the last checkpoint whatever it holds: a run stopped mid-way (a kill, a crash) goes on
         from the node it stopped in; a study waiting for answers or approval, or finished, is reported as it is."""
         if self.mid_run():
-            return self._run(None)
+            reply = self._run(None)
+            ws = self.workspace()
+            self.site = self.site or ws.site or None
+            self.out = self.out or ws.request.get("out")
+            return reply
         return self._reply()
 
     def _reply(self) -> Reply:
