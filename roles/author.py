@@ -19,6 +19,7 @@ from typing import Any, Mapping, Sequence
 from aquascope_core import __version__
 from aquascope_core.deliverables.report_md import render_markdown
 from aquascope_core.study import Study
+from aquascope_core.textsafe import md_inline
 from aquascope_core.verify import sentences, verify
 from aquascope_core.workspace import ArtifactStore, Workspace
 from roles.critic import evidence_pool
@@ -48,9 +49,14 @@ def _summary(ws: Workspace) -> dict[str, Any]:
     return {"id": "summary", "title": "Summary", "text": text, "tables": tables}
 
 
+def quoted_question(ws: Workspace) -> str:
+    """The user's question as the report quotes it: one escaped line between quotation marks."""
+    return f"“{md_inline((ws.brief or {}).get('problem') or (ws.request or {}).get('text') or '')}”"
+
+
 def _problem(ws: Workspace) -> dict[str, Any]:
     b, plan = ws.brief or {}, (ws.study or {}).get("plan") or {}
-    lines = [f"**Question.** {b.get('problem', '')}", "", f"**Decision.** {plan.get('decision') or b.get('decision') or 'not stated'}"]
+    lines = [f"**Question.** {quoted_question(ws)}", "", f"**Decision.** {plan.get('decision') or b.get('decision') or 'not stated'}"]
     if plan.get("objective"):
         lines += ["", f"**Objective.** {plan['objective']}"]
     if b.get("assumptions"):
@@ -67,7 +73,7 @@ def _site_data(ws: Workspace) -> dict[str, Any]:
         listed = [v for v in d.get("variables", []) if not v.get("usable")]
         v = held[0] if held else (listed[0] if listed else {})
         where = "the user's table" if d.get("kind") == "upload" else f"{d.get('source')} {d.get('station_id')}"
-        rows.append([d.get("name"), where, fmt(d.get("distance_km")),
+        rows.append([md_inline(d.get("name")) if d.get("kind") == "upload" else d.get("name"), where, fmt(d.get("distance_km")),
                      ", ".join(x.get("variable", "") for x in held) or "metadata only",
                      f"{str(v.get('period_start') or '')[:10]} to {str(v.get('period_end') or '')[:10]}" if v else "",
                      fmt(v.get("years")) if v.get("years") is not None else ""])
@@ -229,7 +235,7 @@ def _declined(ws: Workspace) -> dict[str, Any]:
     reason = b.get("declined_reason") or "The crew declined the study."
     inv = _site_data(ws) if ws.inventory else None
     sections = [{"id": "summary", "title": "Summary", "text": f"**Declined.** {reason}"},
-                {"id": "problem", "title": "Problem and decision", "text": f"**Question.** {b.get('problem', '')}"}]
+                {"id": "problem", "title": "Problem and decision", "text": f"**Question.** {quoted_question(ws)}"}]
     if inv:
         sections.append(inv)
     sections.append(_appendix(ws))
@@ -249,7 +255,8 @@ def build_report(ws: Workspace, *, model: Any = None) -> dict[str, Any]:
     dropped: list[dict[str, Any]] = []
     if model is not None:
         _model_prose(ws, model, sections, pool, written_by, dropped)
-    check = verify(_verified_text(sections), pool)
+    # the user's question is quoted and escaped, never evidence: its numbers are not checked against the results
+    check = verify(_verified_text(sections).replace(quoted_question(ws), " "), pool)
     answer = (ws.findings or {}).get("decision", {}).get("answer", "")
     critique_ok = bool((ws.critique or {}).get("ok")) and check["ok"]
     if not critique_ok:

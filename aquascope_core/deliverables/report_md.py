@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, Iterable, Mapping, Sequence
 
 __all__ = ["table_markdown", "render_markdown", "plan_markdown", "SECTION_ORDER"]
@@ -13,7 +14,7 @@ SECTION_ORDER = ("summary", "problem", "site_data", "methodology", "results", "l
 def _cell(x: Any) -> str:
     if x is None:
         return ""
-    return str(x).replace("|", "\\|").replace("\n", " ")
+    return re.sub(r"(?<!\\)\|", r"\\|", str(x)).replace("\n", " ")  # a pipe md_inline escaped stays escaped once
 
 
 def table_markdown(columns: Sequence[str], rows: Iterable[Sequence[Any]], caption: str | None = None) -> str:
