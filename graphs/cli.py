@@ -34,7 +34,8 @@ class _Progress:
 
     WORDS = {"start": "started", "done": "done", "failed": "NOT established", "skipped": "skipped", "brief": "brief ready",
              "inventory": "inventory ready", "plan": "plan ready", "findings": "findings ready", "critique": "critique done",
-             "report": "report written", "declined": "declined", "fallback": "trying the fallback", "reused": "reused"}
+             "report": "report written", "declined": "declined", "fallback": "trying the fallback", "reused": "reused",
+             "model_fallback": "runs keyless (the model could not be used)"}
 
     def __init__(self, quiet: bool = False) -> None:
         self.quiet = quiet
@@ -51,7 +52,7 @@ class _Progress:
         if isinstance(detail, dict):
             if detail.get("tool"):
                 extra = f" ({detail['tool']})"
-            if ev.get("event") == "failed" and detail.get("reason"):
+            if ev.get("event") in ("failed", "model_fallback") and detail.get("reason"):
                 extra = f": {str(detail['reason'])[:160]}"
         print(f"  [{ev.get('role')}]{step} {word}{extra}", file=sys.stderr, flush=True)
 

@@ -1,7 +1,8 @@
 """Run-scoped settings of the crew (not checkpointed): the model per role, where artifacts go, live data.
 
 Each field falls back to an environment variable so a hosted graph is configured without code:
-AQUASCOPE_MODEL, AQUASCOPE_MODEL_<ROLE> (e.g. AQUASCOPE_MODEL_AUTHOR), AQUASCOPE_MODEL_TIMEOUT,
+AQUASCOPE_MODEL, AQUASCOPE_MODEL_<ROLE> (e.g. AQUASCOPE_MODEL_AUTHOR), AQUASCOPE_MODEL_TIMEOUT, AQUASCOPE_MODEL_RETRIES,
+AQUASCOPE_MODEL_BASE_URL,
 AQUASCOPE_ARTIFACTS (a folder), AQUASCOPE_LIVE=1. Without a model every role runs keyless.
 """
 
@@ -28,14 +29,16 @@ class CrewContext:
 
     def model_for(self, role: str) -> Any:
         """The model a role uses, or None (keyless)."""
-        from roles.model import DEFAULT_TIMEOUT_S, make_model
+        from roles.model import DEFAULT_RETRIES, DEFAULT_TIMEOUT_S, make_model
 
         chosen = (self.role_models.get(role) or os.environ.get(f"AQUASCOPE_MODEL_{role.upper()}")
                   or self.model or os.environ.get("AQUASCOPE_MODEL") or None)
         if not chosen:
             return None
         timeout = self.timeout or float(os.environ.get("AQUASCOPE_MODEL_TIMEOUT") or DEFAULT_TIMEOUT_S)
-        return make_model(chosen, api_key=self.api_key, base_url=self.base_url, timeout=timeout)
+        retries = int(os.environ.get("AQUASCOPE_MODEL_RETRIES") or DEFAULT_RETRIES)
+        return make_model(chosen, api_key=self.api_key, base_url=self.base_url or os.environ.get("AQUASCOPE_MODEL_BASE_URL"),
+                          timeout=timeout, retries=retries)
 
     def live_enabled(self) -> bool:
         return bool(self.live) if self.live is not None else os.environ.get("AQUASCOPE_LIVE") == "1"

@@ -226,7 +226,8 @@ def _appendix(ws: Workspace) -> dict[str, Any]:
         return {"id": "appendix", "title": "Appendix: reproducibility", "text": "\n".join(lines),
                 "tables": [{"columns": ["Role", "Calls", "Prompt tokens", "Completion tokens", "Cost (USD)"], "rows": rows,
                             "caption": "Model ledger"}]}
-    lines += ["", "No model was called: every role ran keyless."]
+    if not model_fallbacks(ws):
+        lines += ["", "No model was called: every role ran keyless."]
     return {"id": "appendix", "title": "Appendix: reproducibility", "text": "\n".join(lines)}
 
 
@@ -255,6 +256,9 @@ def build_report(ws: Workspace, *, model: Any = None) -> dict[str, Any]:
     dropped: list[dict[str, Any]] = []
     if model is not None:
         _model_prose(ws, model, sections, pool, written_by, dropped)
+    fallbacks = model_fallbacks(ws)
+    if fallbacks:  # the appendix says which role could not use the model, and why
+        sections[-1]["text"] += "\n\n" + fallback_note(fallbacks)
     # the user's question is quoted and escaped, never evidence: its numbers are not checked against the results
     check = verify(_verified_text(sections).replace(quoted_question(ws), " "), pool)
     answer = (ws.findings or {}).get("decision", {}).get("answer", "")
@@ -280,10 +284,24 @@ def build_report(ws: Workspace, *, model: Any = None) -> dict[str, Any]:
         "dropped": dropped,
         "references": refs,
         "written_by": written_by,
+        "model_fallbacks": fallbacks,
         "footer": {"text": f"aquascope {__version__} · study {ws.id} · written by: "
                            + ("keyless templates" if set(written_by.values()) == {"keyless"} else "model prose checked against the results")
                            + " · " + _ledger_line(ws)},
     }
+
+
+def model_fallbacks(ws: Workspace) -> list[dict[str, Any]]:
+    """The roles whose model could not be used, each with why (from the ``model_fallback`` events)."""
+    return [{"role": ev.get("role"), "model": (ev.get("detail") or {}).get("model"),
+             "reason": (ev.get("detail") or {}).get("reason")} for ev in ws.events if ev.get("event") == "model_fallback"]
+
+
+def fallback_note(fallbacks: Sequence[Mapping[str, Any]]) -> str:
+    lines = ["**Model fallback.** These roles asked the model and could not use it, so they ran keyless "
+             "(templates over the results):", ""]
+    lines += [f"- {fb['role']}: {md_inline(fb.get('reason'))}" for fb in fallbacks]
+    return "\n".join(lines)
 
 
 def _ledger_line(ws: Workspace) -> str:
