@@ -73,23 +73,24 @@ def looks_like_credential(text: Any) -> bool:
     return isinstance(text, str) and bool(_CREDENTIAL.search(text))
 
 
-def redact(obj: Any, *, secrets: tuple[str, ...] = ()) -> Any:
-    """A copy of ``obj`` with credential-named entries and credential-shaped strings replaced by REDACTED.
+def redact(obj: Any, *, secrets: tuple[str, ...] = (), shapes: bool = True) -> Any:
+    """A copy of ``obj`` with credential-named entries (string values under a key such as ``api_key``) and,
+    with ``shapes``, credential-shaped strings replaced by REDACTED.
 
     ``secrets`` are exact values to blank as well (the key a caller passed, in whatever field it turns up).
+    Without ``shapes`` only names and exact secrets count, so bulky data (an upload's bytes) is left as it is.
     """
     known = tuple(s for s in secrets if isinstance(s, str) and len(s) >= 6)
     if isinstance(obj, str):
         out = obj
         for s in known:
             out = out.replace(s, REDACTED)
-        return _CREDENTIAL.sub(REDACTED, out)
+        return _CREDENTIAL.sub(REDACTED, out) if shapes else out
     if isinstance(obj, Mapping):
-        return {k: (REDACTED if isinstance(k, str) and SECRET_KEY_NAMES.search(k) and v not in (None, "", REDACTED)
-                    and not isinstance(v, (bool, int, float))
-                    else redact(v, secrets=known)) for k, v in obj.items()}
+        return {k: (REDACTED if isinstance(k, str) and SECRET_KEY_NAMES.search(k) and isinstance(v, str)
+                    and v not in ("", REDACTED) else redact(v, secrets=known, shapes=shapes)) for k, v in obj.items()}
     if isinstance(obj, list):
-        return [redact(v, secrets=known) for v in obj]
+        return [redact(v, secrets=known, shapes=shapes) for v in obj]
     if isinstance(obj, tuple):
-        return tuple(redact(v, secrets=known) for v in obj)
+        return tuple(redact(v, secrets=known, shapes=shapes) for v in obj)
     return obj

@@ -16,9 +16,10 @@ from pathlib import Path
 from typing import Iterator
 
 from aquascope_core.errors import InputError
+from aquascope_core.textsafe import redact
 from aquascope_core.workspace import aquascope_home
 
-__all__ = ["open_checkpointer", "default_url", "describe", "connect_sqlite"]
+__all__ = ["open_checkpointer", "default_url", "describe", "connect_sqlite", "scrubbing", "ScrubSecrets"]
 
 
 def default_url() -> str:
@@ -32,6 +33,45 @@ def describe(url: str | None) -> str:
     return url
 
 
+class ScrubSecrets:
+    """A saver mixin: nothing shaped or named like a credential reaches the checkpoint tables.
+
+    Run metadata (the saver copies the run config's metadata and configurable values into it) is redacted by
+    key name and by shape; state
+    values and pending writes by key name (a ``request.api_key`` a host put in the input), so the user's
+    bulky data is stored as given.
+    """
+
+    def put(self, config, checkpoint, metadata, new_versions):
+        return super().put(_scrub_config(config), _scrub_checkpoint(checkpoint), redact(dict(metadata)), new_versions)
+
+    def put_writes(self, config, writes, task_id, task_path=""):
+        return super().put_writes(config, [(ch, redact(v, shapes=False)) for ch, v in writes], task_id, task_path)
+
+    async def aput(self, config, checkpoint, metadata, new_versions):
+        return await super().aput(_scrub_config(config), _scrub_checkpoint(checkpoint), redact(dict(metadata)),
+                                  new_versions)
+
+    async def aput_writes(self, config, writes, task_id, task_path=""):
+        return await super().aput_writes(config, [(ch, redact(v, shapes=False)) for ch, v in writes], task_id,
+                                         task_path)
+
+
+def _scrub_config(config):
+    # the saver copies the run's metadata and configurable values into the stored metadata
+    return {**config, **{k: redact(dict(config[k])) for k in ("metadata", "configurable") if config.get(k)}}
+
+
+def _scrub_checkpoint(checkpoint):
+    values = checkpoint.get("channel_values") or {}
+    return {**checkpoint, "channel_values": {k: redact(v, shapes=False) for k, v in values.items()}}
+
+
+def scrubbing(saver_cls: type) -> type:
+    """``saver_cls`` with :class:`ScrubSecrets` mixed in (SQLite here; Postgres and async savers alike)."""
+    return type(f"Scrubbed{saver_cls.__name__}", (ScrubSecrets, saver_cls), {})
+
+
 @contextmanager
 def open_checkpointer(url: str | None = None) -> Iterator[object]:
     url = url or default_url()
@@ -41,7 +81,7 @@ def open_checkpointer(url: str | None = None) -> Iterator[object]:
         except ImportError:
             raise InputError("a Postgres checkpointer needs the postgres extra: pip install 'aquascope-crew[postgres]'",
                              argument="checkpointer", value=describe(url)) from None
-        with PostgresSaver.from_conn_string(url) as saver:
+        with scrubbing(PostgresSaver).from_conn_string(url) as saver:
             saver.setup()
             yield saver
         return
@@ -56,7 +96,7 @@ def open_checkpointer(url: str | None = None) -> Iterator[object]:
     path.parent.mkdir(parents=True, exist_ok=True)
     conn = connect_sqlite(path)
     try:
-        saver = SqliteSaver(conn)
+        saver = scrubbing(SqliteSaver)(conn)
         _retry_locked(saver.setup)
         yield saver
     finally:

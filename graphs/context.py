@@ -27,6 +27,30 @@ class CrewContext:
     data: Any = None  # a DataContext to use as is (tests inject live clients this way); default: from the workspace
     live_options: dict[str, Any] = field(default_factory=dict)  # per live source: {"usgs_live": {"client": ...}}
 
+    def __post_init__(self) -> None:
+        # A run's context is recorded with the run (the LangGraph server stores it), so it names a key, never holds
+        # one: "env:NAME" (an environment variable) or a "mem:" reference the Python API made (roles.model.hold_key).
+        from roles.model import is_key_reference
+
+        if self.api_key and not is_key_reference(self.api_key):
+            from aquascope_core.errors import InputError
+
+            raise InputError("context.api_key holds a key; the run context is recorded with the run, so give the "
+                             "name of an environment variable instead, for example \"env:OPENAI_API_KEY\"",
+                             argument="context.api_key", value="[redacted]",
+                             recovery="Set the key in the server's environment and pass \"env:NAME\".")
+
+    @classmethod
+    def from_mapping(cls, ctx: Any) -> "CrewContext":
+        """The context a hosted run was given as JSON (unknown keys refused, by name)."""
+        from aquascope_core.errors import InputError
+
+        known = set(cls.__dataclass_fields__)
+        unknown = set(ctx) - known
+        if unknown:
+            raise InputError.bad_value("context", sorted(unknown), "keys among " + ", ".join(sorted(known)))
+        return cls(**dict(ctx))
+
     def model_for(self, role: str) -> Any:
         """The model a role uses, or None (keyless)."""
         from roles.model import DEFAULT_RETRIES, DEFAULT_TIMEOUT_S, make_model

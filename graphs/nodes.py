@@ -32,7 +32,11 @@ log = logging.getLogger(__name__)
 
 def _context(runtime: Runtime | None) -> CrewContext:
     ctx = getattr(runtime, "context", None) if runtime is not None else None
-    return ctx if isinstance(ctx, CrewContext) else CrewContext(**ctx) if isinstance(ctx, Mapping) else CrewContext()
+    if isinstance(ctx, CrewContext):
+        return ctx
+    if isinstance(ctx, Mapping):
+        return CrewContext.from_mapping(ctx)
+    return CrewContext()
 
 
 def _workspace(state: Mapping[str, Any]) -> Workspace:

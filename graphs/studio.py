@@ -28,6 +28,7 @@ from graphs.context import CrewContext
 from graphs.graph import compile_graph
 from graphs.state import STATE_KEYS
 from graphs.studies import lease
+from roles.model import hold_key, is_key_reference
 
 __all__ = ["Studio", "Reply"]
 
@@ -82,6 +83,8 @@ class Studio:
         self.graph = compile_graph(saver)
         self.config = {"configurable": {"thread_id": self.id}}
         self.artifact_root = str(artifact_root) if artifact_root else str(aquascope_home() / "studies" / self.id / "artifacts")
+        if api_key and not is_key_reference(api_key):
+            api_key = hold_key(api_key)  # the key stays in this process's memory; the context names it
         self.context = CrewContext(model=model, role_models=dict(role_models or {}), api_key=api_key, base_url=base_url,
                                    timeout=timeout, artifact_root=self.artifact_root, live=live,
                                    live_options=dict(live_options or {}))

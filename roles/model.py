@@ -29,7 +29,8 @@ from typing import Any, Callable, Mapping, Sequence
 from aquascope_core.errors import ModelError
 from aquascope_core.textsafe import looks_like_credential, redact
 
-__all__ = ["Model", "ScriptedModel", "make_model", "parse_json_object", "resolve_key", "DEFAULT_TIMEOUT_S",
+__all__ = ["Model", "ScriptedModel", "make_model", "parse_json_object", "resolve_key", "hold_key", "is_key_reference",
+           "DEFAULT_TIMEOUT_S",
            "DEFAULT_RETRIES"]
 
 log = logging.getLogger(__name__)
@@ -39,10 +40,30 @@ Validator = Callable[[Any], Any]  # returns the cleaned value or raises ValueErr
 DEFAULT_TIMEOUT_S = 30.0
 DEFAULT_RETRIES = 0
 KEY_REFERENCE = "env:"
+_HELD: dict[str, str] = {}  # keys handed to this process by the Python API, by reference; never serialised
+
+
+def hold_key(api_key: str) -> str:
+    """A reference (``mem:...``) to a key kept in this process's memory only, for contexts that are recorded."""
+    import hashlib
+
+    ref = "mem:" + hashlib.sha256(api_key.encode()).hexdigest()[:16]
+    _HELD[ref] = api_key
+    return ref
+
+
+def is_key_reference(api_key: Any) -> bool:
+    return isinstance(api_key, str) and api_key.startswith((KEY_REFERENCE, "mem:"))
 
 
 def resolve_key(api_key: str | None) -> str | None:
-    """The key itself: ``env:NAME`` is read from the environment (a ModelError naming NAME when unset)."""
+    """The key itself: ``env:NAME`` is read from the environment (a ModelError naming NAME when unset),
+    ``mem:...`` from the keys this process holds (:func:`hold_key`)."""
+    if isinstance(api_key, str) and api_key.startswith("mem:"):
+        if api_key not in _HELD:
+            raise ModelError("api_key refers to a key this process does not hold", argument="api_key", value=api_key,
+                             recovery="Pass the key again (Studio(api_key=...)) or name an environment variable.")
+        return _HELD[api_key]
     if isinstance(api_key, str) and api_key.startswith(KEY_REFERENCE):
         name = api_key[len(KEY_REFERENCE):].strip()
         value = os.environ.get(name)
