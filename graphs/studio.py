@@ -22,6 +22,8 @@ from langgraph.types import Command
 
 from aquascope_core.data.base import validate_point
 from aquascope_core.errors import DataNotFoundError, InputError, StudyError
+from aquascope_core.limits import check_text
+from aquascope_core.textsafe import clean_text
 from aquascope_core.workspace import ArtifactStore, Workspace, aquascope_home, new_study_id, validate_study_id
 from graphs.checkpoint import describe, open_checkpointer
 from graphs.context import CrewContext
@@ -213,6 +215,7 @@ class Studio:
         if not isinstance(text, str) or not text.strip():
             raise InputError("The problem text is empty: describe the question, for example "
                              "\"Design flow for a road crossing, 100-year\".", argument="text", value=text)
+        text = check_text(clean_text(text), what="the problem text")
         snap = self._snapshot()
         if not snap.values:
             if self.site is None:
@@ -271,6 +274,10 @@ class Studio:
 
     def follow_up(self, text: str) -> Reply:
         """After the report: a change (e.g. "redo it with a 500-year return period") is planned again for review."""
+        if not isinstance(text, str) or not text.strip():
+            raise InputError("The follow-up is empty: say what to change, for example \"redo it with a 200-year "
+                             "return period\".", argument="text", value=text)
+        text = check_text(clean_text(text), what="the follow-up")
         snap = self._snapshot()
         if (snap.values or {}).get("status") not in ("done", "declined"):
             raise StudyError("a follow-up needs a finished study", recovery="Approve the plan first.")

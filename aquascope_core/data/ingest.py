@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from aquascope_core import limits
 from aquascope_core.data import _tables
 from aquascope_core.data.base import (
     Source,
@@ -48,7 +49,6 @@ __all__ = ["ingest", "original_bytes", "dataset_json", "UploadSource"]
 
 logger = logging.getLogger(__name__)
 
-_MAX_BYTES = 200_000_000
 
 
 def _content_bytes(content: Any) -> tuple[bytes | None, pd.DataFrame | None, str | None]:
@@ -58,18 +58,22 @@ def _content_bytes(content: Any) -> tuple[bytes | None, pd.DataFrame | None, str
     if isinstance(content, pathlib.Path):
         if not content.is_file():
             raise InputError.bad_value("content", str(content), "an existing file (CSV or XLSX)")
-        if content.stat().st_size > _MAX_BYTES:
-            raise InputError(f"{content.name} is {content.stat().st_size:,} bytes; uploads are limited to {_MAX_BYTES:,}",
-                             argument="content", value=str(content))
+        limits.check_upload_bytes(content.stat().st_size, what=f"the file {content.name}")
         return content.read_bytes(), None, content.name
     if isinstance(content, (bytes, bytearray, memoryview)):
+        limits.check_upload_bytes(len(content))
         return bytes(content), None, None
     if isinstance(content, str):
         stripped = content.strip()
         if "\n" not in stripped and stripped.lower().endswith((".csv", ".xlsx", ".txt", ".tsv")):
             raise InputError(f"content={stripped!r} looks like a file name; pass pathlib.Path({stripped!r}) to read a file",
                              argument="content", value=stripped, recovery="Pass pathlib.Path(...) for a file, or the text itself.")
-        return content.encode("utf-8"), None, None
+        limits.check_upload_bytes(len(content))
+        try:
+            return content.encode("utf-8"), None, None
+        except UnicodeEncodeError as exc:  # lone surrogates from a broken paste
+            raise InputError(f"the text holds characters that are not valid Unicode ({exc.reason} at position "
+                             f"{exc.start})", argument="content", recovery="Paste or save the table again as UTF-8.") from None
     raise InputError.bad_value("content", type(content).__name__, "bytes, str (the text), pathlib.Path or pandas.DataFrame")
 
 
