@@ -133,6 +133,23 @@ def _monthly_gaps(index: pd.DatetimeIndex) -> dict[str, Any]:
     return {"n_missing": int(sum(r["steps"] for r in runs)), "n_gaps": len(runs), "gaps": runs[:50]}
 
 
+# The least value each variable can physically take (a negative discharge or rainfall is a code or a typo).
+PHYSICAL_MINIMUM = {"discharge": 0.0, "precipitation": 0.0, "potential_evapotranspiration": 0.0,
+                    "evapotranspiration": 0.0, "snow_depth": 0.0, "annual_max_discharge": 0.0}
+
+
+def _physical_check(variable: str | None, label: str, values: pd.Series) -> None:
+    low = PHYSICAL_MINIMUM.get(variable or "")
+    if low is None:
+        return
+    bad = values[values < low]
+    if len(bad):
+        dates = ", ".join(str(d.date()) for d in bad.index[:5]) + (f" and {len(bad) - 5} more" if len(bad) > 5 else "")
+        raise InputError(f"column {label!r} ({variable}) holds {len(bad)} value(s) below {low:g}, which a {variable} "
+                         f"cannot take, dated {dates} (first {bad.iloc[0]:g})", argument=label, value=float(bad.iloc[0]),
+                         recovery="Write missing values (-9999 and the like) as empty cells or NA, and fix typos.")
+
+
 def ingest(name: str, content: bytes | str | pathlib.Path | pd.DataFrame, *, value_column: str | int | None = None,
            date_column: str | int | None = None, unit: str | None = None, variable: str | None = None,
            dayfirst: bool | None = None) -> dict[str, Any]:
@@ -194,6 +211,7 @@ def ingest(name: str, content: bytes | str | pathlib.Path | pd.DataFrame, *, val
             questions.append(f"What does column {col.label!r} measure? (for example discharge, precipitation, "
                              "air_temperature, groundwater_level)")
         values = pd.Series(col.values, index=parsed.index, dtype=float)
+        _physical_check(col_var, col.label, values)
         observed = values.dropna()
         gaps = _monthly_gaps(observed.index) if resolution == "monthly" else list_gaps(observed.index, resolution)
         gaps["n_empty_cells"] = int(values.isna().sum())
