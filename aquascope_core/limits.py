@@ -65,7 +65,7 @@ def load_yaml(text: str | bytes, *, what: str = "the YAML", error: type = InputE
 
     if isinstance(text, bytes):
         try:
-            text = text.decode("utf-8-sig")
+            text = text.decode("utf-16") if text.startswith((b"\xff\xfe", b"\xfe\xff")) else text.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
             raise error(f"{what} is not UTF-8 text: {exc}", argument=what,
                              recovery="Save the file as UTF-8.") from None

@@ -116,7 +116,12 @@ def cmd_studio(args: argparse.Namespace) -> int:
     if args.resume:
         study_id = args.resume
         if Path(study_id).is_file():
-            study_id = json.loads(Path(study_id).read_text())["id"]
+            try:
+                study_id = json.loads(Path(study_id).read_bytes())["id"]
+            except (ValueError, KeyError, TypeError, RecursionError):
+                _err(f"--resume {args.resume}: the file is not a workspace.json with an 'id'; give the study id "
+                     "(st-...) or the workspace.json aquascope wrote")
+                return EXIT_INPUT
         studio = Studio.resume(study_id, out=args.out, **kw)
         with studio:
             if studio.mid_run():  # stopped mid-run (killed, crashed): go on from the last checkpoint
@@ -248,8 +253,20 @@ def cmd_run(args: argparse.Namespace) -> int:
     if not path.is_file():
         _err(f"no study file at {path}: give the path of a study.yaml (or .json) written by aquascope")
         return EXIT_INPUT
-    text = path.read_text(encoding="utf-8")
-    study = Study.from_json(text) if path.suffix == ".json" else Study.from_yaml(text)
+    from aquascope_core.limits import MAX_YAML_BYTES, LimitError
+
+    if path.stat().st_size > MAX_YAML_BYTES:
+        raise LimitError(f"the study file {path.name} size in bytes", path.stat().st_size, "MAX_YAML_BYTES", MAX_YAML_BYTES)
+    raw = path.read_bytes()
+    study = Study.from_json(raw) if path.suffix == ".json" else Study.from_yaml(raw)
+    from aquascope_core.limits import argument_errors
+
+    over = [f"step {st.id}: {e}" for st in study.steps for e in argument_errors(st.tool, st.arguments)]
+    if over:
+        from aquascope_core.errors import InputError
+
+        raise InputError("; ".join(over[:3]) + (f" (and {len(over) - 3} more)" if len(over) > 3 else ""),
+                         argument="study", recovery="Ask for fewer or smaller values in the study file.")
     progress = _Progress(args.quiet)
     run = run_study(study, on_event=lambda e: progress({"type": "event", **e}))
     out = {"ok": run.ok, "summary": run.summary, "failed_steps": run.failed_steps,
@@ -350,6 +367,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         _err("interrupted; the study's checkpoint is kept, resume it with --resume")
         return 130
+    except Exception as exc:  # noqa: BLE001 - a defect still ends in one sentence, never a traceback
+        logging.getLogger("aquascope").info("unexpected failure", exc_info=True)
+        _err(f"unexpected failure ({type(exc).__name__}: {str(exc)[:300]}); this is a defect in aquascope: "
+             "report it with the command and input that caused it (-v shows the details)")
+        return EXIT_FAIL
 
 
 if __name__ == "__main__":

@@ -152,25 +152,34 @@ def xlsx_table(raw: bytes) -> Table:
     except Exception as exc:  # noqa: BLE001 - any failure of the reader is the file's problem
         raise _refuse(f"the XLSX file cannot be read ({type(exc).__name__}: {exc})") from None
     try:
-        for ws in wb.worksheets:
-            rows, lines = [], []
-            # the sheet's real extent, not the dimension it claims (a claimed A1:XFD1048576 would be iterated whole)
-            if hasattr(ws, "reset_dimensions"):
-                ws.reset_dimensions()
-            for n, row in enumerate(ws.iter_rows(values_only=True), start=1):
-                if n > limits.MAX_ROWS or len(row) > limits.MAX_COLUMNS:
-                    limits.check_table_shape(n, len(row), what=f"sheet {ws.title!r} (row {n:,} holds a value)")
-                cells = list(row)
-                while cells and (cells[-1] is None or (isinstance(cells[-1], str) and not cells[-1].strip())):
-                    cells.pop()
-                if cells:
-                    rows.append([c.strip() if isinstance(c, str) else c for c in cells])
-                    lines.append(n)
-            if rows:
-                limits.check_table_shape(len(rows), max(len(r) for r in rows), what=f"sheet {ws.title!r}")
-                return Table(rows, lines, separator=None, text=False)
+        return _first_sheet(wb)
+    except InputError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - read-only mode parses the sheet's XML as it goes: a broken sheet is the file's
+        raise _refuse(f"the XLSX file cannot be read ({type(exc).__name__}: {str(exc)[:200]})") from None
     finally:
         wb.close()
+
+
+def _first_sheet(wb: Any) -> Table:
+    """The first sheet holding any value, within the limits on rows and columns."""
+    for ws in wb.worksheets:
+        rows, lines = [], []
+        # the sheet's real extent, not the dimension it claims (a claimed A1:XFD1048576 would be iterated whole)
+        if hasattr(ws, "reset_dimensions"):
+            ws.reset_dimensions()
+        for n, row in enumerate(ws.iter_rows(values_only=True), start=1):
+            if n > limits.MAX_ROWS or len(row) > limits.MAX_COLUMNS:
+                limits.check_table_shape(n, len(row), what=f"sheet {ws.title!r} (read as far as row {n:,})")
+            cells = list(row)
+            while cells and (cells[-1] is None or (isinstance(cells[-1], str) and not cells[-1].strip())):
+                cells.pop()
+            if cells:
+                rows.append([c.strip() if isinstance(c, str) else c for c in cells])
+                lines.append(n)
+        if rows:
+            limits.check_table_shape(len(rows), max(len(r) for r in rows), what=f"sheet {ws.title!r}")
+            return Table(rows, lines, separator=None, text=False)
     raise _refuse("the XLSX workbook has no data in any sheet")
 
 
