@@ -92,8 +92,9 @@ def load_yaml(text: str | bytes, *, what: str = "the YAML", error: type = InputE
             finally:
                 self._depth -= 1
 
-    loader = _Bounded(text)
+    loader = None
     try:
+        loader = _Bounded(text)  # the reader checks the characters as it is made
         data = loader.get_single_data()
     except LimitError:
         raise
@@ -104,7 +105,8 @@ def load_yaml(text: str | bytes, *, what: str = "the YAML", error: type = InputE
         raise error(f"{what} cannot be read: {type(exc).__name__}: {str(exc)[:200]}", argument=what,
                          recovery="Fix the value the message names.") from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
     # an alias repeated inside a repeated structure multiplies without more aliases: bound the expanded size
     size = _expanded_size(data, {})
     if size > MAX_LIST_ITEMS:
