@@ -73,7 +73,8 @@ def _missing(lib: str) -> str | None:
 
 
 def _skip_note(what: str, why: str, fix: str) -> str:
-    return f"{LABEL.get(what, what)} was not made: {why}. {fix}"
+    verb = "were not drawn" if what == "figures" else "was not made"
+    return f"{LABEL.get(what, what)} {verb}: {why}. {fix}"
 
 
 def _slug(text: str) -> str:
@@ -127,7 +128,8 @@ def _draw(ws: Workspace, maker: Callable[..., Any] | None, notes: list[str]) -> 
             from aquascope_core.deliverables.figures import figures_for_study as maker
         return list(maker(Study.from_dict(ws.study), StudyRun.from_dict(ws.run), inventory=ws.inventory) or [])
     except Exception as exc:  # noqa: BLE001 - a figure that cannot be drawn never costs the report
-        log.warning("the figures were not drawn: %s", exc, exc_info=True)
+        log.warning("the figures were not drawn: %s", exc)
+        log.debug("the figure makers failed", exc_info=True)
         notes.append(_skip_note("figures", f"drawing them failed ({type(exc).__name__}: {exc})",
                                 "The numbers and tables are unaffected."))
         return []
@@ -144,6 +146,8 @@ def make_deliverables(ws: Workspace, store: ArtifactStore, *, formats: Iterable[
     from aquascope_core.study import Study
 
     wanted = _formats(formats)
+    if not ws.study:  # a declined study: its short report only (no plan to tabulate, replay or bundle)
+        wanted = tuple(f for f in wanted if f in ("md", "html", "docx"))
     notes: list[str] = []
     keep = [a for a in ws.artifacts if a.get("kind") not in OWN_KINDS]
     refs: list[dict[str, Any]] = []
@@ -190,7 +194,8 @@ def make_deliverables(ws: Workspace, store: ArtifactStore, *, formats: Iterable[
         try:
             data = _make(fmt, ws, report, images, fig_refs, study_yaml, names)
         except Exception as exc:  # noqa: BLE001 - one document that fails never costs the others
-            log.warning("%s failed: %s", FILES[fmt], exc, exc_info=True)
+            log.warning("%s failed: %s", FILES[fmt], exc)
+            log.debug("the %s maker failed", fmt, exc_info=True)
             notes.append(_skip_note(fmt, f"making it failed ({type(exc).__name__}: {exc})",
                                     f"The other files are complete; aquascope export {ws.id} --format {fmt} tries again."))
             names.remove(FILES[fmt])
@@ -218,7 +223,8 @@ def make_deliverables(ws: Workspace, store: ArtifactStore, *, formats: Iterable[
         zipped = render_bundle(ws.to_dict(), report, bundle_files)
         refs.append({**store.put(zipped, name=FILES["zip"], media_type=MEDIA["zip"], caption="All the files in one zip",
                                  kind="bundle"), "format": "zip"})
-    ws.artifacts = keep + refs
+    order = [*FORMATS[:5], "figure", "study", "workspace", "zip"]
+    ws.artifacts = keep + sorted(refs, key=lambda r: order.index(r["format"]))
     return {"artifacts": ws.artifacts, "skipped": notes, "figures": fig_refs}
 
 

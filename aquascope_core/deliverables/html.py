@@ -19,8 +19,11 @@ __all__ = ["render_html", "figure_label", "table_label"]
 
 CSS = """
 :root { --ink: #1a1a1a; --rule: #b8b8b8; --soft: #f3f3f3; --accent: #0b5394; }
-html { font-family: "DejaVu Sans", "Liberation Sans", Arial, sans-serif; font-size: 10.5pt; color: var(--ink); }
-body { max-width: 180mm; margin: 12mm auto; line-height: 1.42; }
+html, body, p, li, td, th, caption, figcaption {
+  font-family: "DejaVu Sans", "Liberation Sans", Arial, sans-serif; color: var(--ink); }
+html { font-size: 10.5pt; }
+body { line-height: 1.42; }
+@media screen { body { max-width: 180mm; margin: 12mm auto; } }
 h1 { font-size: 20pt; margin: 0 0 2mm; color: var(--accent); }
 .subtitle { font-size: 11pt; color: #444; margin: 0 0 6mm; }
 h2 { font-size: 14pt; border-bottom: 1px solid var(--rule); padding-bottom: 1mm; margin: 8mm 0 3mm; color: var(--accent); }
@@ -41,7 +44,6 @@ figcaption { font-size: 9pt; text-align: left; margin-top: 1mm; }
 footer { margin-top: 10mm; border-top: 1px solid var(--rule); padding-top: 2mm; font-size: 8.5pt; color: #555; }
 @page { size: A4; margin: 16mm 15mm 18mm; }
 @media print {
-  body { max-width: none; margin: 0; }
   h2, h3, h4 { break-after: avoid; page-break-after: avoid; }
   figure, tr, pre { break-inside: avoid; page-break-inside: avoid; }
   thead { display: table-header-group; }
@@ -120,7 +122,8 @@ def table_html(table: Mapping[str, Any], number: int | None = None) -> str:
             cells.append(f"<td{cls}>{html.escape(text)}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
     caption = f"<caption>{html.escape(cap)}</caption>" if cap else ""
-    return f"<table>{caption}<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+    # the border attributes are for readers that ignore CSS (an office suite's HTML import); CSS wins elsewhere
+    return f'<table border="1" cellspacing="0" cellpadding="3">{caption}<thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
 
 
 def figure_html(ref: Mapping[str, Any], images: Callable[[str], bytes | None]) -> str:

@@ -77,7 +77,21 @@ def _repeat_header(row: Any) -> None:
     tr_pr.append(el)
 
 
-def _table(doc: Any, table: Mapping[str, Any], number: int, pointer: str | None, max_rows: int) -> None:
+def _widths(t: Any, cols: Sequence[str], rows: Sequence[Sequence[Any]], width: int) -> None:
+    """Column widths in proportion to what they hold (a long 'Detail' column gets room, a 'Result' little)."""
+    weights = []
+    for j, c in enumerate(cols):
+        longest = max([len(plain(str(r[j]))) for r in rows if j < len(r) and r[j] is not None] or [0])
+        word = max((len(w) for w in str(c).split()), default=4)
+        weights.append(min(max(longest, word, 4), 32) + 2)
+    total = sum(weights)
+    t.autofit = False
+    for j, w in enumerate(weights):
+        for cell in t.columns[j].cells:
+            cell.width = int(width * w / total)
+
+
+def _table(doc: Any, table: Mapping[str, Any], number: int, pointer: str | None, max_rows: int, width: int) -> None:
     from docx.enum.text import WD_ALIGN_PARAGRAPH
     from docx.shared import Pt
 
@@ -106,6 +120,7 @@ def _table(doc: Any, table: Mapping[str, Any], number: int, pointer: str | None,
             run.font.size = Pt(8.5)
             if isinstance(x, (int, float)) and not isinstance(x, bool):
                 par.alignment = WD_ALIGN_PARAGRAPH.RIGHT
+    _widths(t, cols, shown, width)
     if len(rows) > max_rows:
         where = f" ({pointer})" if pointer else ""
         doc.add_paragraph(f"The first {max_rows} of {len(rows)} rows; all of them are in the workbook{where}.")
@@ -193,7 +208,8 @@ def render_docx(report: Mapping[str, Any], images: Callable[[str], bytes | None]
         for t in s.get("tables") or []:
             counter["table"] += 1
             sheet = (table_sheets or {}).get(counter["table"])
-            _table(doc, t, counter["table"], f"{workbook_name}, sheet {sheet}" if sheet else workbook_name, max_rows)
+            _table(doc, t, counter["table"], f"{workbook_name}, sheet {sheet}" if sheet else workbook_name, max_rows,
+                   width)
         for sub in s.get("subsections") or []:
             section(sub, min(level + 1, 3))
         if s.get("id") == "appendix" and study_yaml:
