@@ -100,6 +100,12 @@ def _install_figures(monkeypatch: pytest.MonkeyPatch) -> str:
         return "placeholder"
 
 
+@pytest.fixture(scope="session")
+def install_figures():
+    """A function that installs the figure makers (real or the stand-in) on a MonkeyPatch; returns which."""
+    return _install_figures
+
+
 @pytest.fixture
 def figure_makers(monkeypatch):
     """The figure makers, real or the stand-in; returns which."""

@@ -28,13 +28,22 @@ def flood(finished_studies, figure_makers, tmp_path):
     return Workspace.from_dict(done["workspace"]), ArtifactStore(tmp_path / "store")
 
 
+@pytest.fixture(scope="module")
+def made(finished_studies, install_figures, tmp_path_factory):
+    """The flood study's deliverables made once for the tests that only read them: (workspace, store, result)."""
+    with pytest.MonkeyPatch.context() as mp:
+        install_figures(mp)
+        ws = Workspace.from_dict(finished_studies("flood")["workspace"])
+        store = ArtifactStore(tmp_path_factory.mktemp("made") / "store")
+        return ws, store, make_deliverables(ws, store)
+
+
 def _by_name(ws):
     return {a["name"]: a for a in ws.artifacts}
 
 
-def test_every_file_is_made_and_the_state_holds_references_only(flood):
-    ws, store = flood
-    out = make_deliverables(ws, store)
+def test_every_file_is_made_and_the_state_holds_references_only(made):
+    ws, store, out = made
     names = _by_name(ws)
     assert {"report.md", "report.html", "report.docx", "workbook.xlsx", "notebook.ipynb", "study.yaml",
             "workspace.json", "bundle.zip"} <= set(names)
@@ -47,9 +56,8 @@ def test_every_file_is_made_and_the_state_holds_references_only(flood):
         assert set(a) >= {"id", "name", "media_type", "caption", "step", "sha256"} and "data" not in a
 
 
-def test_figures_sit_in_their_step_and_the_site_map_in_site_and_data(flood):
-    ws, store = flood
-    make_deliverables(ws, store)
+def test_figures_sit_in_their_step_and_the_site_map_in_site_and_data(made):
+    ws, store, _ = made
     secs = {s["id"]: s for s in ws.report["sections"]}
     site_figs = secs["site_data"].get("figures") or []
     assert [f["kind"] for f in site_figs] == ["site_map"]
@@ -63,11 +71,10 @@ def test_figures_sit_in_their_step_and_the_site_map_in_site_and_data(flood):
     assert "![Figure 1. " in md and "](figures/fig-01-" in md
 
 
-def test_the_word_report_reopens_with_headings_tables_pictures_and_page_numbers(flood):
+def test_the_word_report_reopens_with_headings_tables_pictures_and_page_numbers(made):
     import docx
 
-    ws, store = flood
-    make_deliverables(ws, store)
+    ws, store, _ = made
     doc = docx.Document(io.BytesIO(store.get(_by_name(ws)["report.docx"])))
     h1 = [p.text for p in doc.paragraphs if p.style.name == "Heading 1"]
     assert h1 == SECTION_TITLES
@@ -111,11 +118,10 @@ def test_a_long_table_is_capped_with_a_pointer_to_its_sheet(flood):
     assert "The first 40 of 90 rows; all of them are in the workbook (workbook.xlsx, sheet s1 All years)." in text
 
 
-def test_the_workbook_reopens_with_its_sheets_typed_numbers_and_frozen_headers(flood):
+def test_the_workbook_reopens_with_its_sheets_typed_numbers_and_frozen_headers(made):
     import openpyxl
 
-    ws, store = flood
-    make_deliverables(ws, store)
+    ws, store, _ = made
     wb = openpyxl.load_workbook(io.BytesIO(store.get(_by_name(ws)["workbook.xlsx"])))
     names = wb.sheetnames
     assert names[:6] == ["README", "Inventory", "Plan", "Gates", "Findings", names[5]] and names[-2:] == ["Figures", "Ledger"]
@@ -160,9 +166,8 @@ def test_the_html_is_self_contained_ordered_and_escapes_user_text(flood):
     assert "@media print" in page and "break-inside: avoid" in page
 
 
-def test_the_bundle_holds_everything_with_a_manifest_of_sha256(flood):
-    ws, store = flood
-    make_deliverables(ws, store)
+def test_the_bundle_holds_everything_with_a_manifest_of_sha256(made):
+    ws, store, _ = made
     zf = zipfile.ZipFile(io.BytesIO(store.get(_by_name(ws)["bundle.zip"])))
     names = set(zf.namelist())
     assert {"report.md", "report.html", "report.docx", "workbook.xlsx", "notebook.ipynb", "study.yaml", "workspace.json",
