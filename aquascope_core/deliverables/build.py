@@ -21,6 +21,7 @@ every file; the bytes live only in the store.
 from __future__ import annotations
 
 import importlib
+import inspect
 import logging
 import re
 from pathlib import Path
@@ -112,7 +113,14 @@ def _files_section(report: dict[str, Any], names: Sequence[str], notes: Sequence
     appendix["subsections"] = subs
 
 
-def _draw(ws: Workspace, maker: Callable[..., Any] | None, notes: list[str]) -> list[dict[str, Any]]:
+def site_inventory(inventory: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
+    """What the site map is drawn from: the reconnaissance (point, stations) the Scout's inventory keeps."""
+    inv = inventory or {}
+    return inv.get("recon") if isinstance(inv.get("recon"), Mapping) else (inv or None)
+
+
+def _draw(ws: Workspace, maker: Callable[..., Any] | None, notes: list[str],
+          missed: list[dict[str, Any]]) -> list[dict[str, Any]]:
     if not ws.study or not ws.run:
         return []
     why = _missing(NEEDS["figures"][0])
@@ -126,7 +134,10 @@ def _draw(ws: Workspace, maker: Callable[..., Any] | None, notes: list[str]) -> 
     try:
         if maker is None:
             from aquascope_core.deliverables.figures import figures_for_study as maker
-        return list(maker(Study.from_dict(ws.study), StudyRun.from_dict(ws.run), inventory=ws.inventory) or [])
+        kwargs: dict[str, Any] = {"inventory": site_inventory(ws.inventory)}
+        if "skipped" in inspect.signature(maker).parameters:
+            kwargs["skipped"] = missed
+        return list(maker(Study.from_dict(ws.study), StudyRun.from_dict(ws.run), **kwargs) or [])
     except Exception as exc:  # noqa: BLE001 - a figure that cannot be drawn never costs the report
         log.warning("the figures were not drawn: %s", exc)
         log.debug("the figure makers failed", exc_info=True)
@@ -155,7 +166,8 @@ def make_deliverables(ws: Workspace, store: ArtifactStore, *, formats: Iterable[
     fig_refs: list[dict[str, Any]] = []
     bundle_files: dict[str, tuple[bytes, str]] = {}
 
-    for fig in _draw(ws, figure_maker, notes):
+    missed: list[dict[str, Any]] = []
+    for fig in _draw(ws, figure_maker, notes, missed):
         stem = f"figures/fig-{int(fig.get('number') or len(fig_refs) + 1):02d}-{_slug(fig.get('id') or fig.get('kind'))}"
         caption = str(fig.get("caption") or "")
         extra = {"figure": fig.get("id"), "number": fig.get("number"), "figure_kind": fig.get("kind")}
@@ -187,6 +199,9 @@ def make_deliverables(ws: Workspace, store: ArtifactStore, *, formats: Iterable[
             notes.append(_skip_note(fmt, f"{lib[1]} cannot be imported ({why})",
                                     f"Install it (pip install {lib[1]}) and run: aquascope export {ws.id} --format {fmt}"))
     names = [FILES[f] for f in makers] + ["study.yaml", "workspace.json"] + (["bundle.zip"] if "zip" in wanted else [])
+    for m in missed:  # a figure the plan names whose step or payload could not give it
+        notes.append(f"The {str(m.get('kind', 'figure')).replace('_', ' ')} figure of step {m.get('step')} was not drawn: "
+                     f"{str(m.get('reason', '')).rstrip('.')}.")
     _files_section(report, names, notes)
 
     study_yaml = Study.from_dict(ws.study).to_yaml() if ws.study else ""
@@ -225,7 +240,8 @@ def make_deliverables(ws: Workspace, store: ArtifactStore, *, formats: Iterable[
                                  kind="bundle"), "format": "zip"})
     order = [*FORMATS[:5], "figure", "study", "workspace", "zip"]
     ws.artifacts = keep + sorted(refs, key=lambda r: order.index(r["format"]))
-    return {"artifacts": ws.artifacts, "skipped": notes, "figures": fig_refs}
+    return {"artifacts": ws.artifacts, "skipped": [n for n in notes if " figure of step " not in n], "figures": fig_refs,
+            "figures_not_drawn": missed}
 
 
 def _make(fmt: str, ws: Workspace, report: dict[str, Any], images: Mapping[str, bytes],

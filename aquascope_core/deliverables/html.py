@@ -19,7 +19,7 @@ __all__ = ["render_html", "figure_label", "table_label"]
 
 CSS = """
 :root { --ink: #1a1a1a; --rule: #b8b8b8; --soft: #f3f3f3; --accent: #0b5394; }
-html, body, p, li, td, th, caption, figcaption {
+html, body, h1, h2, h3, h4, p, li, td, th, caption, .caption {
   font-family: "DejaVu Sans", "Liberation Sans", Arial, sans-serif; color: var(--ink); }
 html { font-size: 10.5pt; }
 body { line-height: 1.42; }
@@ -37,15 +37,15 @@ caption { caption-side: top; text-align: left; font-weight: bold; padding: 0 0 1
 th, td { border: 1px solid var(--rule); padding: 1mm 1.5mm; text-align: left; vertical-align: top; }
 th { background: var(--soft); }
 td.num { text-align: right; white-space: nowrap; }
-figure { margin: 4mm 0 5mm; text-align: center; }
-figure img { max-width: 100%; height: auto; }
-figcaption { font-size: 9pt; text-align: left; margin-top: 1mm; }
+div.figure { margin: 4mm 0 5mm; }
+div.figure img { max-width: 100%; height: auto; display: block; margin: 0 auto; }
+p.caption { font-size: 9pt; margin-top: 1mm; }
 .notice { border-left: 3px solid #b45f06; padding-left: 3mm; }
 footer { margin-top: 10mm; border-top: 1px solid var(--rule); padding-top: 2mm; font-size: 8.5pt; color: #555; }
 @page { size: A4; margin: 16mm 15mm 18mm; }
 @media print {
   h2, h3, h4 { break-after: avoid; page-break-after: avoid; }
-  figure, tr, pre { break-inside: avoid; page-break-inside: avoid; }
+  div.figure, tr, pre { break-inside: avoid; page-break-inside: avoid; }
   thead { display: table-header-group; }
   a { color: inherit; text-decoration: none; }
 }
@@ -137,8 +137,10 @@ def figure_html(ref: Mapping[str, Any], images: Callable[[str], bytes | None]) -
     else:
         return f"<p><em>{html.escape(figure_label(ref))} (the image is not available)</em></p>"
     label = figure_label(ref)
-    return (f'<figure><img src="{src}" alt="{html.escape(label, quote=True)}">'
-            f"<figcaption>{html.escape(label)}</figcaption></figure>")
+    # plain div and p rather than figure/figcaption, and a width in pixels (about the A4 text width), so an office
+    # suite's HTML import lays it out as a browser does
+    return (f'<div class="figure"><img src="{src}" width="640" alt="{html.escape(label, quote=True)}">'
+            f'<p class="caption">{html.escape(label)}</p></div>')
 
 
 def render_html(report: Mapping[str, Any], images: Callable[[str], bytes | None] | Mapping[str, bytes]) -> str:

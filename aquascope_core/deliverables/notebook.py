@@ -95,10 +95,12 @@ except ImportError as exc:  # the figure makers need matplotlib
 if figures_for_study is not None:
     from IPython.display import Image, display
 
-    figures = figures_for_study(study, run, inventory=workspace.get("inventory"))
+    from aquascope_core.deliverables.build import site_inventory
+
+    figures = figures_for_study(study, run, inventory=site_inventory(workspace.get("inventory")))
     for fig in figures:
         display(Image(data=fig["png"]))
-        print(f"Figure {fig['number']}. {fig['caption']}")
+        print(fig["caption"])
 '''
 
 

@@ -79,6 +79,8 @@ def _repeat_header(row: Any) -> None:
 
 def _widths(t: Any, cols: Sequence[str], rows: Sequence[Sequence[Any]], width: int) -> None:
     """Column widths in proportion to what they hold (a long 'Detail' column gets room, a 'Result' little)."""
+    from docx.oxml.ns import qn
+
     weights = []
     for j, c in enumerate(cols):
         longest = max([len(plain(str(r[j]))) for r in rows if j < len(r) and r[j] is not None] or [0])
@@ -86,9 +88,13 @@ def _widths(t: Any, cols: Sequence[str], rows: Sequence[Sequence[Any]], width: i
         weights.append(min(max(longest, word, 4), 32) + 2)
     total = sum(weights)
     t.autofit = False
+    grid = t._tbl.tblGrid.findall(qn("w:gridCol"))
     for j, w in enumerate(weights):
+        emu = int(width * w / total)
+        if j < len(grid):  # the grid is what LibreOffice lays out by; the cells' widths are Word's
+            grid[j].set(qn("w:w"), str(emu // 635))
         for cell in t.columns[j].cells:
-            cell.width = int(width * w / total)
+            cell.width = emu
 
 
 def _table(doc: Any, table: Mapping[str, Any], number: int, pointer: str | None, max_rows: int, width: int) -> None:

@@ -33,7 +33,9 @@ def _section_md(sec: Mapping[str, Any], level: int = 2) -> str:
     if sec.get("text"):
         out += [sec["text"].rstrip(), ""]
     for f in sec.get("figures", []) or []:
-        label = f"Figure {f['number']}. {f.get('caption', '')}" if f.get("number") else f.get("caption", "")
+        label = str(f.get("caption") or "")
+        if f.get("number") and not label.lower().startswith("figure"):
+            label = f"Figure {f['number']}. {label}"
         out += [f"![{label}]({f.get('name')})", "", f"*{label}*", ""]
     for t in sec.get("tables", []) or []:
         out += [table_markdown(t["columns"], t["rows"], t.get("caption")), ""]

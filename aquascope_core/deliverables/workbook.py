@@ -108,14 +108,23 @@ def _write(ws: Any, columns: Sequence[str], rows: Iterable[Sequence[Any]], *, ty
             cell = ws.cell(row=r, column=j, value=value)
             if fmt:
                 cell.number_format = fmt
-            elif isinstance(value, float):
-                cell.number_format = "0.000###" if abs(value) < 1000 else "#,##0.0##"
             if j <= len(widths):
                 shown = len(f"{value:.6g}") if isinstance(value, float) else len(str(value))
                 widths[j - 1] = min(max(widths[j - 1], shown + 1), 60)
     for j, w in enumerate(widths, 1):
         ws.column_dimensions[get_column_letter(j)].width = w + 2
     ws.freeze_panes = "A2"
+    _print_setup(ws, sum(widths))
+
+
+def _print_setup(ws: Any, width_chars: int) -> None:
+    """Printed (or converted to PDF): the columns fit the page width, the header row repeats on every page."""
+    ws.sheet_properties.pageSetUpPr.fitToPage = True
+    ws.page_setup.fitToWidth = 1
+    ws.page_setup.fitToHeight = 0
+    ws.page_setup.paperSize = ws.PAPERSIZE_A4
+    ws.page_setup.orientation = "landscape" if width_chars > 110 else "portrait"
+    ws.print_title_rows = "1:1"
 
 
 def _upload_rows(entry: Mapping[str, Any]) -> tuple[list[str], list[list[Any]]] | None:
@@ -139,7 +148,7 @@ def render_workbook(ws: Mapping[str, Any], report: Mapping[str, Any], figures: S
                     files: Sequence[str] = ()) -> bytes:
     """The workbook as .xlsx bytes from a workspace dict, its report and the figure references."""
     from openpyxl import Workbook
-    from openpyxl.styles import Font
+    from openpyxl.styles import Alignment, Font
 
     wb = Workbook()
     readme = wb.active
@@ -228,9 +237,12 @@ def render_workbook(ws: Mapping[str, Any], report: Mapping[str, Any], figures: S
     for row in rows:
         readme.append(row)
     readme.column_dimensions["A"].width = 28
-    readme.column_dimensions["B"].width = 110
+    readme.column_dimensions["B"].width = 100
     for c in readme["A"]:
         c.font = Font(bold=True)
+    for c in readme["B"]:
+        c.alignment = Alignment(wrap_text=True, vertical="top")
+    _print_setup(readme, 130)
     buf = io.BytesIO()
     wb.save(buf)
     return buf.getvalue()
