@@ -168,7 +168,7 @@ def make_deliverables(ws: Workspace, store: ArtifactStore, *, formats: Iterable[
 
     missed: list[dict[str, Any]] = []
     for fig in _draw(ws, figure_maker, notes, missed):
-        stem = f"figures/fig-{int(fig.get('number') or len(fig_refs) + 1):02d}-{_slug(fig.get('id') or fig.get('kind'))}"
+        stem = f"figures/fig-{int(fig.get('number') or len(fig_refs) + 1):02d}-{_slug(fig.get('kind') or fig.get('id'))}"
         caption = str(fig.get("caption") or "")
         extra = {"figure": fig.get("id"), "number": fig.get("number"), "figure_kind": fig.get("kind")}
         ref = {**store.put(fig["png"], name=stem + ".png", media_type="image/png", caption=caption,

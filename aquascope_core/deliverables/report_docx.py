@@ -85,7 +85,8 @@ def _widths(t: Any, cols: Sequence[str], rows: Sequence[Sequence[Any]], width: i
     for j, c in enumerate(cols):
         longest = max([len(plain(str(r[j]))) for r in rows if j < len(r) and r[j] is not None] or [0])
         word = max((len(w) for w in str(c).split()), default=4)
-        weights.append(min(max(longest, word, 4), 32) + 2)
+        # a cell's padding and a bold header need about four characters more than the text itself
+        weights.append(max(min(longest, 28), word, 4) + 4)
     total = sum(weights)
     t.autofit = False
     grid = t._tbl.tblGrid.findall(qn("w:gridCol"))
