@@ -6,6 +6,7 @@
     aquascope assess 41.10 -74.96 --problem flood_risk
     aquascope playbooks list | show ID
     aquascope run study.yaml [--out DIR]                # replay a study with no model
+    aquascope export STUDY_ID --out DIR [--format md,html,docx,xlsx,ipynb,zip]   # its files again, from the checkpoint
 
 Exit codes: 0 done (or waiting for you), 2 bad input, 3 declined, 1 an unexpected failure.
 Start-up stays light: the engine, the roles and langgraph are imported only by the command that needs them.
@@ -100,12 +101,20 @@ def _finish(studio: Any, reply: Any, out: str | None, yes: bool) -> int:
     if reply.kind == "declined":
         _err(f"declined: {reply.text}")
         if paths:
-            print(f"A short report of why is in {paths[0].parent}.", file=sys.stderr)
+            print(f"A short report of why is in {paths[-1].parent}.", file=sys.stderr)
         return EXIT_DECLINED
     print(reply.text)
     if paths:
-        print(f"\nWrote {', '.join(p.name for p in paths)} to {paths[0].parent}")
+        print(f"\nWrote {_listing(paths)} to {paths[-1].parent}")
     return EXIT_OK
+
+
+def _listing(paths: Sequence[Path]) -> str:
+    """The files written, the figures counted rather than listed (the last path is at the top of the folder)."""
+    top = paths[-1].parent
+    names = [p.name for p in paths if p.parent == top]
+    figs = len(paths) - len(names)
+    return ", ".join(names) + (f" and {figs} figure files under figures/" if figs else "")
 
 
 def cmd_studio(args: argparse.Namespace) -> int:
@@ -281,6 +290,20 @@ def cmd_run(args: argparse.Namespace) -> int:
     return EXIT_OK if run.ok else EXIT_DECLINED
 
 
+def cmd_export(args: argparse.Namespace) -> int:
+    from aquascope_core.deliverables.build import _formats
+    from graphs.studio import Studio
+
+    formats = _formats(args.format) if args.format else None
+    with Studio.resume(args.study_id, checkpointer=args.checkpoints) as studio:
+        paths = studio.export(args.out, formats=formats)
+        skipped = (studio.workspace().report.get("deliverables") or {}).get("skipped") or []
+    for note in skipped:
+        print(f"Note: {note}", file=sys.stderr)
+    print(f"Wrote {_listing(paths)} to {args.out}")
+    return EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     from aquascope_core import __version__
 
@@ -295,7 +318,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--lon", type=float, help="longitude of the site (decimal degrees)")
     s.add_argument("--radius", type=float, default=50.0, help="search radius for stations, km (default 50)")
     s.add_argument("--yes", action="store_true", help="take the defaults and approve the plan without stopping")
-    s.add_argument("--out", help="folder for report.md, study.yaml and workspace.json")
+    s.add_argument("--out", help="folder for the report (md, html, docx), the workbook, the notebook, the figures and the zip")
     s.add_argument("--resume", metavar="STUDY_ID", help="continue a study by its id (or its workspace.json)")
     s.add_argument("--data", action="append", metavar="FILE",
                    help="a CSV or XLSX table of your own data at the site (repeatable); kept verbatim in the study")
@@ -343,6 +366,13 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--out", help="folder for run.json and the study with its results")
     r.add_argument("-q", "--quiet", action="store_true")
     r.set_defaults(func=cmd_run)
+
+    ex = sub.add_parser("export", help="write a finished study's files again from its checkpoint")
+    ex.add_argument("study_id", metavar="STUDY_ID")
+    ex.add_argument("--out", required=True, help="folder to write the files into")
+    ex.add_argument("--format", help="comma-separated: md,html,docx,xlsx,ipynb,zip (default all)")
+    ex.add_argument("--checkpoints", help="checkpointer URL (default sqlite:///$AQUASCOPE_HOME/checkpoints.sqlite)")
+    ex.set_defaults(func=cmd_export)
     return p
 
 

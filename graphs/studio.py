@@ -3,7 +3,7 @@
     s = Studio(lat=41.10, lon=-74.96)                      # keyless unless model= is given
     r = s.say("Design flow for a road crossing, 100-year")  # -> Reply(kind="plan", ...) (or "questions")
     r = s.approve()                                        # runs the Analysts, Interpreter, Critic, Author
-    paths = s.export("out/")                               # report.md, study.yaml, workspace.json
+    paths = s.export("out/")                               # the report (md, html, docx), workbook, notebook, zip
     s2 = Studio.resume(s.id)                               # the same study from another process
 
 Every method returns a :class:`Reply` (kind: questions, plan, report, answer, declined; text;
@@ -287,12 +287,19 @@ class Studio:
         return self._run({"request": request})
 
     # -- files ----------------------------------------------------------------------------------
-    def export(self, out: str | Path | None = None) -> list[Path]:
-        """Write the study's files (report.md, study.yaml, workspace.json, ...) into ``out``."""
+    def export(self, out: str | Path | None = None, *, formats: Any = None) -> list[Path]:
+        """Write the study's files into ``out``: all of them, or those of ``formats`` ("md,html,docx,xlsx,ipynb,zip"
+        or a list; study.yaml and workspace.json always). A file missing from the artifact store is made
+        again from the checkpointed workspace, and the new references are checkpointed."""
+        from aquascope_core.deliverables.build import export_deliverables
+
         dest = Path(out or self.out or f"aquascope-{self.id}")
         ws = self.workspace()
         if not ws.artifacts:
             raise StudyError(f"the study has no files yet (status {ws.status!r})",
                              recovery="Approve the plan so the Author writes the report.")
         store = ArtifactStore(self.artifact_root)
-        return [store.export(ref, dest) for ref in ws.artifacts]
+        paths, rebuilt = export_deliverables(ws, store, dest, formats)
+        if rebuilt:
+            self.graph.update_state(self.config, {"artifacts": ws.artifacts, "report": ws.report}, as_node="author")
+        return paths

@@ -8,8 +8,9 @@ References, Appendix (reproducibility: the study, the commands, the ledger).
 Keyless, the prose is made from templates over the results; with a model, the prose of each
 section is proposed by one call and every sentence whose numbers no result holds is dropped.
 Before anything is written the report's text is verified once more against the evidence; if it
-still fails, the answer opens with a notice. The files (report.md, study.yaml, workspace.json)
-go to the artifact store; the workspace keeps their references.
+still fails, the answer opens with a notice. The files (the report as Markdown, HTML and Word, the
+workbook, the notebook, the figures, study.yaml, workspace.json, the bundle) go to the artifact store
+through aquascope_core.deliverables.build; the workspace keeps their references.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from aquascope_core import __version__
-from aquascope_core.deliverables.report_md import render_markdown
 from aquascope_core.study import Study
 from aquascope_core.textsafe import md_inline
 from aquascope_core.verify import sentences, verify
@@ -356,20 +356,13 @@ def _model_prose(ws: Workspace, model: Any, sections: list[dict[str, Any]], pool
             written_by[sec["id"]] = "model"
 
 
-def write_files(ws: Workspace, store: ArtifactStore) -> list[dict[str, Any]]:
-    """report.md, study.yaml and workspace.json into the store; their references replace the old ones."""
-    refs = [a for a in ws.artifacts if a.get("name") not in ("report.md", "study.yaml", "workspace.json")]
-    md = render_markdown(ws.report)
-    refs.append(store.put(md.encode("utf-8"), name="report.md", media_type="text/markdown", caption="The report",
-                          kind="report"))
-    if ws.study:
-        refs.append(store.put(Study.from_dict(ws.study).to_yaml().encode("utf-8"), name="study.yaml",
-                              media_type="application/yaml", caption="The study: plan, gates and results", kind="study"))
-    ws.artifacts = refs
-    refs.append(store.put(ws.to_json().encode("utf-8"), name="workspace.json", media_type="application/json",
-                          caption="The workspace", kind="workspace"))
-    ws.artifacts = refs
-    return refs
+def write_files(ws: Workspace, store: ArtifactStore, *, formats: Any = None) -> list[dict[str, Any]]:
+    """Every file of the study (report.md, .html, .docx, the workbook, the notebook, figures, study.yaml,
+    workspace.json, the bundle) into the store; their references replace the old ones. A file whose
+    library is missing is skipped with a note in the report's appendix."""
+    from aquascope_core.deliverables.build import make_deliverables
+
+    return make_deliverables(ws, store, formats=formats)["artifacts"]
 
 
 def author(ws: Workspace, *, model: Any = None, store: ArtifactStore | None = None) -> Workspace:

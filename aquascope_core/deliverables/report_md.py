@@ -33,10 +33,13 @@ def _section_md(sec: Mapping[str, Any], level: int = 2) -> str:
     out = [f"{'#' * level} {sec['title']}", ""]
     if sec.get("text"):
         out += [sec["text"].rstrip(), ""]
+    for f in sec.get("figures", []) or []:
+        label = str(f.get("caption") or "")
+        if f.get("number") and not label.lower().startswith("figure"):
+            label = f"Figure {f['number']}. {label}"
+        out += [f"![{label}]({f.get('name')})", "", f"*{label}*", ""]
     for t in sec.get("tables", []) or []:
         out += [table_markdown(t["columns"], t["rows"], t.get("caption")), ""]
-    for f in sec.get("figures", []) or []:
-        out += [f"![{f.get('caption', '')}]({f.get('name')})", "", f"*{f.get('caption', '')}*", ""]
     for sub in sec.get("subsections", []) or []:
         out += [_section_md(sub, level + 1)]
     return "\n".join(out).rstrip() + "\n"

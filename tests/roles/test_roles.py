@@ -118,7 +118,8 @@ def test_declined_study_gets_a_short_report(tmp_path):
         role(ws)
     assert ws.status == "declined" and "No discharge record" in ws.brief["declined_reason"]
     author(ws, store=ArtifactStore(tmp_path))
-    assert ws.status == "declined" and ws.report["declined"] and [a["name"] for a in ws.artifacts] == ["report.md", "workspace.json"]
+    assert ws.status == "declined" and ws.report["declined"]
+    assert [a["name"] for a in ws.artifacts] == ["report.md", "report.html", "report.docx", "workspace.json"]
 
 
 def test_scripted_model_fills_the_brief_and_its_invented_numbers_are_dropped(tmp_path):
