@@ -2,7 +2,7 @@
 
 Each field falls back to an environment variable so a hosted graph is configured without code:
 AQUASCOPE_MODEL, AQUASCOPE_MODEL_<ROLE> (e.g. AQUASCOPE_MODEL_AUTHOR), AQUASCOPE_MODEL_TIMEOUT, AQUASCOPE_MODEL_RETRIES,
-AQUASCOPE_MODEL_BASE_URL,
+AQUASCOPE_MODEL_BASE_URL, AQUASCOPE_FORMATS (the report formats the Author writes, e.g. "md,html"),
 AQUASCOPE_ARTIFACTS (a folder), AQUASCOPE_LIVE=1. Without a model every role runs keyless.
 """
 
@@ -26,6 +26,7 @@ class CrewContext:
     live: bool | None = None
     data: Any = None  # a DataContext to use as is (tests inject live clients this way); default: from the workspace
     live_options: dict[str, Any] = field(default_factory=dict)  # per live source: {"usgs_live": {"client": ...}}
+    formats: Any = None  # the report formats the Author writes ("md,html,docx,..."); default all (AQUASCOPE_FORMATS)
 
     def __post_init__(self) -> None:
         # A run's context is recorded with the run (the LangGraph server stores it), so it names a key, never holds
@@ -63,6 +64,10 @@ class CrewContext:
         retries = int(os.environ.get("AQUASCOPE_MODEL_RETRIES") or DEFAULT_RETRIES)
         return make_model(chosen, api_key=self.api_key, base_url=self.base_url or os.environ.get("AQUASCOPE_MODEL_BASE_URL"),
                           timeout=timeout, retries=retries)
+
+    def formats_wanted(self) -> Any:
+        """The formats the host asks the Author for (None: every format)."""
+        return self.formats or os.environ.get("AQUASCOPE_FORMATS") or None
 
     def live_enabled(self) -> bool:
         return bool(self.live) if self.live is not None else os.environ.get("AQUASCOPE_LIVE") == "1"

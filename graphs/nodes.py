@@ -121,7 +121,7 @@ def author(state: CrewState, runtime: Runtime[CrewContext]) -> dict[str, Any]:
 
     ws = _workspace(state)
     ctx = _context(runtime)
-    role(ws, model=ctx.model_for("author"), store=_store(ws, ctx))
+    role(ws, model=ctx.model_for("author"), store=_store(ws, ctx), formats=ctx.formats_wanted())
     return _delta(state, ws)
 
 

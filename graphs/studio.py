@@ -299,6 +299,8 @@ class Studio:
             raise StudyError(f"the study has no files yet (status {ws.status!r})",
                              recovery="Approve the plan so the Author writes the report.")
         store = ArtifactStore(self.artifact_root)
+        if formats is None:  # the formats the host configured for the Author (AQUASCOPE_FORMATS), else all
+            formats = self.context.formats_wanted()
         paths, rebuilt = export_deliverables(ws, store, dest, formats)
         if rebuilt:
             self.graph.update_state(self.config, {"artifacts": ws.artifacts, "report": ws.report}, as_node="author")

@@ -365,7 +365,7 @@ def write_files(ws: Workspace, store: ArtifactStore, *, formats: Any = None) -> 
     return make_deliverables(ws, store, formats=formats)["artifacts"]
 
 
-def author(ws: Workspace, *, model: Any = None, store: ArtifactStore | None = None) -> Workspace:
+def author(ws: Workspace, *, model: Any = None, store: ArtifactStore | None = None, formats: Any = None) -> Workspace:
     """Write ``ws.report`` and the report files; status ``done`` (or ``declined`` kept)."""
     declined = ws.status == "declined"
     ws.status = "declined" if declined else "authoring"
@@ -373,7 +373,7 @@ def author(ws: Workspace, *, model: Any = None, store: ArtifactStore | None = No
     ws.report = build_report(ws, model=model)
     ws.status = "declined" if declined else "done"
     store = store or ArtifactStore.for_study(ws.id)
-    write_files(ws, store)
+    write_files(ws, store, formats=formats)
     ws.say(ROLE, ws.report["answer"], kind="declined" if declined else "report",
            payload={"title": ws.report["title"], "critique_ok": ws.report.get("critique_ok"),
                     "artifacts": [a["name"] for a in ws.artifacts]})

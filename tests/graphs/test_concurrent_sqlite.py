@@ -40,7 +40,7 @@ WORKER = textwrap.dedent("""
 
 @pytest.mark.slow
 def test_32_studies_at_once_on_one_sqlite_file_all_finish(tmp_path, monkeypatch):
-    env = {**os.environ, "AQUASCOPE_HOME": str(tmp_path)}
+    env = {**os.environ, "AQUASCOPE_HOME": str(tmp_path), "AQUASCOPE_FORMATS": "md"}
     env.pop("AQUASCOPE_MODEL", None)
     procs = [subprocess.Popen([sys.executable, "-c", WORKER, "8"], cwd=str(ROOT), env=env, stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True) for _ in range(4)]

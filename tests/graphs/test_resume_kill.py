@@ -21,7 +21,7 @@ START = ["studio", TEXT, "--lat", "41.10", "--lon", "-74.96", "--yes"]
 
 
 def _env(home: Path) -> dict[str, str]:
-    env = {**os.environ, "AQUASCOPE_HOME": str(home)}
+    env = {**os.environ, "AQUASCOPE_HOME": str(home), "AQUASCOPE_FORMATS": "md"}  # report.md is what is compared
     env.pop("AQUASCOPE_LIVE", None)
     env.pop("AQUASCOPE_MODEL", None)
     return env

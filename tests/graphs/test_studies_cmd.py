@@ -17,7 +17,7 @@ TEXT = "Design flow for a road crossing, 100-year"
 
 
 def _cli(*args: str, home: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "AQUASCOPE_HOME": str(home)}
+    env = {**os.environ, "AQUASCOPE_HOME": str(home), "AQUASCOPE_FORMATS": "md"}  # report.md is what is compared
     env.pop("AQUASCOPE_LIVE", None)
     return subprocess.run([sys.executable, "-m", "graphs.cli", *args], capture_output=True, text=True, env=env,
                           cwd=str(ROOT), timeout=300)

@@ -64,6 +64,7 @@ def silent():
 def test_an_unusable_model_gives_the_keyless_report_with_the_fallback_noted(endpoint, silent, monkeypatch, tmp_path):
     port = _free_port() if endpoint == "nothing listening" else silent.port
     monkeypatch.setenv("AQUASCOPE_MODEL_TIMEOUT", "1")
+    monkeypatch.setenv("AQUASCOPE_FORMATS", "md")
     monkeypatch.setenv("AQ_TEST_MODEL_KEY", "sk-test-0123456789abcdefghij")
     t0 = time.monotonic()
     with Studio(41.10, -74.96, model="openai/stub-model", base_url=f"http://127.0.0.1:{port}/v1",
