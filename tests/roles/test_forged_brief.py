@@ -1,9 +1,11 @@
-"""A brief that tries to forge a section, a table row, a link or a number into the report cannot."""
+"""A brief that tries to forge a section, a table row, a link or a number into the report cannot, in report.md,
+the report dict, report.html or report.docx."""
 
 from __future__ import annotations
 
 import json
 import re
+from html.parser import HTMLParser
 
 from markdown_it import MarkdownIt
 
@@ -42,6 +44,60 @@ def test_a_forged_brief_adds_no_heading_table_link_or_number(tmp_path):
     outside = [sec for sec in report["sections"] if sec["id"] != "problem"]
     assert "9999" not in json.dumps(outside)
     assert report["critique_ok"] is True  # the quoted question is not mistaken for an unbacked number
+    shown = "“" + " ".join(FORGED.split()) + "”"  # how the question reads once rendered: literal, on one line
+    _check_html(paths["report.html"].read_text(), shown)
+    _check_docx(paths["report.docx"], shown)
+
+
+class _Html(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.stack: list[str] = []
+        self.headings: list[str] = []
+        self.hrefs: list[str] = []
+        self.tags: set[str] = set()
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.add(tag)
+        if tag not in ("br", "img", "meta", "link", "hr", "col", "input"):
+            self.stack.append(tag)
+        if tag == "a":
+            self.hrefs.append(dict(attrs).get("href") or "")
+
+    def handle_endtag(self, tag):
+        while self.stack and self.stack.pop() != tag:
+            pass
+
+    def handle_data(self, data):
+        if any(t in self.stack for t in ("h1", "h2", "h3", "h4", "h5", "h6")):
+            self.headings.append(data.strip())
+        if not any(t in self.stack for t in ("style", "script", "pre")):
+            self.text.append(data)
+
+
+def _check_html(page: str, shown: str) -> None:
+    doc = _Html()
+    doc.feed(page)
+    assert doc.headings.count("Summary") == 1 and "Appendix" not in doc.headings
+    assert "script" not in doc.tags and not any("evil" in h for h in doc.hrefs)
+    text = "".join(doc.text)
+    assert shown in text  # the question, quoted literally
+    assert "9999" not in text.replace(shown, "")
+
+
+def _check_docx(path, shown: str) -> None:
+    import docx
+
+    d = docx.Document(str(path))
+    headings = [p.text for p in d.paragraphs if p.style.name.startswith(("Heading", "Title"))]
+    assert headings.count("Summary") == 1 and "Appendix" not in headings
+    assert not any("evil" in r.target_ref for r in d.part.rels.values() if r.is_external)
+    cells = [c.text for t in d.tables for row in t.rows for c in row.cells]
+    assert not any("9999" in c for c in cells)
+    holding = [p.text for p in d.paragraphs if "9999" in p.text]
+    # the quoted question, and the verbatim listing of study.yaml (whose 'question' field keeps the user's words)
+    assert holding and all(shown in t or "question: " in t for t in holding), holding
 
 
 def test_md_inline_neutralises_every_block_and_inline_construct():
