@@ -15,7 +15,7 @@ import re
 import unicodedata
 from typing import Any, Mapping
 
-__all__ = ["clean_text", "md_inline", "looks_like_credential", "redact", "REDACTED", "SECRET_KEY_NAMES"]
+__all__ = ["clean_text", "md_inline", "md_prose", "looks_like_credential", "redact", "REDACTED", "SECRET_KEY_NAMES"]
 
 REDACTED = "[redacted]"
 
@@ -46,6 +46,17 @@ def md_inline(text: Any, *, max_chars: int | None = 2000) -> str:
     # of its own; escaping the punctuation after the digits keeps it text
     s = re.sub(r"^(\d+)([.)])", r"\1\\\2", s)
     return s
+
+
+_PROSE_SPECIAL = re.compile(r"([\\\[\]<>|#!`~&])")
+
+
+def md_prose(text: Any, *, max_chars: int | None = 5000) -> str:
+    """A model's sentence as one line of Markdown: bold and italic marks stay, but no heading, table, link, image,
+    code or HTML can come from it."""
+    s = " ".join(clean_text(text, max_chars=max_chars).split())
+    s = _PROSE_SPECIAL.sub(r"\\\1", s)
+    return re.sub(r"(?i)\bwww\.", lambda m: m.group(0)[:3] + "\\.", s)
 
 
 # -- credentials ------------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from typing import Any, Mapping, Sequence
 
 from aquascope_core import __version__
 from aquascope_core.study import Study
-from aquascope_core.textsafe import md_inline
+from aquascope_core.textsafe import md_inline, md_prose
 from aquascope_core.verify import sentences, verify
 from aquascope_core.workspace import ArtifactStore, Workspace
 from roles.critic import evidence_pool
@@ -347,7 +347,7 @@ def _model_prose(ws: Workspace, model: Any, sections: list[dict[str, Any]], pool
         for sent in sentences(text):
             v = verify(sent, pool)
             if v["ok"]:
-                kept.append(sent)
+                kept.append(md_prose(sent))  # the model's words, never its markup (headings, links, tables, HTML)
             else:
                 dropped.append({"section": sec["id"], "sentence": sent, "numbers": [u["number"] for u in v["unmatched"]]})
         if kept:
