@@ -1,4 +1,4 @@
-"""32 studies at once on one SQLite checkpoint file (4 processes of 8 threads, each study with its own
+"""32 studies at once on one SQLite checkpoint file (2 processes of 16 threads, each study with its own
 connection) all finish: WAL and the busy timeout make writers wait for the lock instead of failing."""
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ WORKER = textwrap.dedent("""
         try:
             with Studio(41.10, -74.96) as s:
                 assert s.say("Design flow for a road crossing, 100-year").kind == "plan"
-                reply = s.approve({"steps": {"s3": {"arguments": {"n_bootstrap": 200}}}})
+                reply = s.approve({"steps": {"s3": {"arguments": {"n_bootstrap": 50}}}})
                 results.append([s.id, reply.kind, s.status])
         except Exception as exc:  # reported to the test, which fails on it
             results.append([None, type(exc).__name__, str(exc)[:300]])
@@ -42,8 +42,8 @@ WORKER = textwrap.dedent("""
 def test_32_studies_at_once_on_one_sqlite_file_all_finish(tmp_path, monkeypatch):
     env = {**os.environ, "AQUASCOPE_HOME": str(tmp_path), "AQUASCOPE_FORMATS": "md"}
     env.pop("AQUASCOPE_MODEL", None)
-    procs = [subprocess.Popen([sys.executable, "-c", WORKER, "8"], cwd=str(ROOT), env=env, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True) for _ in range(4)]
+    procs = [subprocess.Popen([sys.executable, "-c", WORKER, "16"], cwd=str(ROOT), env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for _ in range(2)]
     rows = []
     for p in procs:
         out, err = p.communicate(timeout=400)
