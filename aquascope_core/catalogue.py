@@ -160,6 +160,9 @@ def validate_step(step: Any, *, earlier: list[str] | tuple[str, ...] = (), site:
             missing = [k for k, v in sch.items() if v["required"] and k not in step.arguments]
             errors.append(f"step {sid}: {step.tool} needs {', '.join(map(repr, missing))}" if missing
                           else f"step {sid}: arguments do not fit {step.tool}: {exc}")
+    from aquascope_core.limits import argument_errors
+
+    errors.extend(f"step {sid}: {e}" for e in argument_errors(step.tool, step.arguments))
     for name, value in step.arguments.items():
         if name in sch and not _type_ok(value, sch[name]["type"]):
             errors.append(f"step {sid}: argument {name!r} of {step.tool} expects {sch[name]['type']}, got {value!r}")

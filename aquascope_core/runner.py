@@ -27,6 +27,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from aquascope_core.errors import AquascopeError, StudyError
 from aquascope_core.gates import evaluate
+from aquascope_core import limits
 from aquascope_core.paths import PathError, references_in, resolve_references
 from aquascope_core.result import jsonsafe, utc_now
 from aquascope_core.study import Step, Study
@@ -309,6 +310,7 @@ def _run_one(step: Step, study: Study, run: StudyRun, callables: Mapping[str, Ca
     emit("start", step.id, tool=step.tool)
     t0 = time.perf_counter()
     try:
+        limits.check_arguments(step.tool, args)  # the resolved values too: a bound no study file can lift
         payload = fn(**args)
     except AquascopeError as exc:
         res.seconds = time.perf_counter() - t0

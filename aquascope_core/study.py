@@ -24,6 +24,20 @@ from aquascope_core.errors import InputError, StudyError
 
 __all__ = ["Step", "Study", "PLAN_V3_FIELDS", "STEP_FIELDS"]
 
+
+def _typed(data: Mapping[str, Any], key: str, kind: type | tuple[type, ...], where: str, words: str) -> Any:
+    """``data[key]`` when it is absent/empty or of ``kind``; a StudyError naming the field otherwise."""
+    value = data.get(key)
+    if value in (None, "", [], {}):
+        return None
+    if not isinstance(value, kind) or isinstance(value, bool) and bool not in (kind if isinstance(kind, tuple) else (kind,)):
+        raise StudyError(f"{where} field {key!r} must be {words}, got {type(value).__name__} {str(value)[:60]!r}",
+                         argument=key, value=value)
+    return value
+
+
+_SCALAR = (str, int, float)
+
 PLAN_V3_FIELDS = (
     "objective",
     "decision",
@@ -79,14 +93,24 @@ class Step:
                 f"a step takes {', '.join(STEP_FIELDS)}",
                 argument="steps",
             )
-        sid = data.get("id") or default_id
+        sid = _typed(data, "id", _SCALAR, "a step's", "a text id such as s1") or default_id
         if not sid:
             raise StudyError("a step has no id", argument="steps")
-        if not data.get("tool"):
+        where = f"step {str(sid)[:40]!r}"
+        if not _typed(data, "tool", str, where, "a catalogue tool id"):
             raise StudyError(f"step {sid!r} names no tool", argument="steps")
-        depends = data.get("depends_on") or []
+        depends = _typed(data, "depends_on", (str, list), where, "a list of step ids") or []
         if isinstance(depends, str):
             depends = [depends]
+        if not all(isinstance(d, _SCALAR) for d in depends):
+            raise StudyError(f"{where} field 'depends_on' must list step ids", argument="depends_on", value=depends)
+        for key, kind, words in (("arguments", Mapping, "a mapping of argument names to values"),
+                                 ("expects", list, "a list of gates"), ("outputs", list, "a list of outputs"),
+                                 ("rationale", _SCALAR, "text"), ("title", _SCALAR, "text"),
+                                 ("method", str, "a registry method id"), ("station_variable", str, "a variable name")):
+            _typed(data, key, kind, where, words)
+        if any(not isinstance(g, Mapping) for g in data.get("expects") or []):
+            raise StudyError(f"{where} field 'expects' must list gates (mappings with 'check')", argument="expects")
         return cls(
             id=str(sid),
             tool=str(data["tool"]),
@@ -145,14 +169,22 @@ class Study:
     def from_dict(cls, data: Any) -> "Study":
         if isinstance(data, Study):
             return copy.deepcopy(data)
+        from aquascope_core.limits import check_depth
+
+        check_depth(data, what="the study")
         if isinstance(data, list):
             steps = [Step.from_dict(s, default_id=f"s{i + 1}") for i, s in enumerate(data)]
             study = cls(steps=steps, version=1)
         elif isinstance(data, Mapping):
+            for key, kind, words in (("problem", Mapping, "a mapping"), ("plan", Mapping, "a mapping"),
+                                     ("results", Mapping, "a mapping of step ids to results"),
+                                     ("title", _SCALAR, "text"), ("question", _SCALAR, "text"),
+                                     ("id", _SCALAR, "a text id")):
+                _typed(data, key, kind, "the study's", words)
             version = data.get("version")
             if version is None:
                 version = 2 if any(k in data for k in ("problem", "plan", "results")) else 1
-            if version not in (1, 2, 3):
+            if isinstance(version, bool) or version not in (1, 2, 3):
                 raise InputError.bad_value("version", version, "1, 2 or 3")
             raw_steps = data.get("steps")
             if not isinstance(raw_steps, list):
@@ -205,23 +237,26 @@ class Study:
 
     @classmethod
     def from_yaml(cls, text: str) -> "Study":
-        import yaml
+        from aquascope_core.limits import load_yaml
 
-        try:
-            data = yaml.safe_load(text)
-        except yaml.YAMLError as exc:
-            raise StudyError(f"the study is not valid YAML: {exc}") from None
-        return cls.from_dict(data)
+        return cls.from_dict(load_yaml(text, what="the study", error=StudyError))
 
     def to_json(self, indent: int | None = 2) -> str:
         return json.dumps(self.to_dict(), indent=indent)
 
     @classmethod
     def from_json(cls, text: str) -> "Study":
+        from aquascope_core.limits import MAX_YAML_BYTES, LimitError
+
+        if isinstance(text, (str, bytes)) and len(text) > MAX_YAML_BYTES:
+            raise LimitError("the study file size in bytes", len(text), "MAX_YAML_BYTES", MAX_YAML_BYTES)
         try:
-            return cls.from_dict(json.loads(text))
-        except json.JSONDecodeError as exc:
+            data = json.loads(text)
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise StudyError(f"the study is not valid JSON: {exc}") from None
+        except RecursionError:
+            raise StudyError("the study JSON is nested too deeply to read", argument="study") from None
+        return cls.from_dict(data)
 
     # -- helpers ------------------------------------------------------------------------------
     def step(self, step_id: str) -> Step:

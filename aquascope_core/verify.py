@@ -50,6 +50,11 @@ def numbers_in(text: str) -> list[dict[str, Any]]:
     return out
 
 
+# Blocks of a payload whose numbers a sentence may not quote: provenance, and the compact series kept only
+# for drawing (rounded, monthly: a sentence quoting one would be quoting a drawing).
+UNQUOTED = ("meta", "plot")
+
+
 def _walk(obj: Any, out: set[float], *, skip_meta: bool = True) -> None:
     if isinstance(obj, bool) or obj is None:
         return
@@ -63,7 +68,7 @@ def _walk(obj: Any, out: set[float], *, skip_meta: bool = True) -> None:
         return
     if isinstance(obj, Mapping):
         for k, v in obj.items():
-            if skip_meta and k == "meta":
+            if skip_meta and k in UNQUOTED:
                 continue
             _walk(v, out, skip_meta=skip_meta)
     elif isinstance(obj, (list, tuple)):
@@ -72,7 +77,7 @@ def _walk(obj: Any, out: set[float], *, skip_meta: bool = True) -> None:
 
 
 def number_pool(*sources: Any) -> set[float]:
-    """Every finite number inside ``sources`` (dicts, lists, strings), ``meta`` blocks excluded."""
+    """Every finite number inside ``sources`` (dicts, lists, strings), ``meta`` and ``plot`` blocks excluded."""
     pool: set[float] = set()
     for s in sources:
         _walk(s, pool)

@@ -18,6 +18,7 @@ import copy
 import hashlib
 import json
 import os
+import re
 import uuid
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -26,7 +27,8 @@ from typing import Any, Callable, Mapping
 from aquascope_core.errors import DataNotFoundError, InputError
 from aquascope_core.result import jsonsafe, utc_now
 
-__all__ = ["Workspace", "ArtifactStore", "STATUSES", "aquascope_home", "new_study_id"]
+__all__ = ["Workspace", "ArtifactStore", "STATUSES", "aquascope_home", "new_study_id", "validate_study_id",
+           "validate_artifact_name", "inside"]
 
 STATUSES = ("intake", "scouting", "planning", "waiting", "review", "running", "critique", "authoring", "done",
             "declined")
@@ -39,6 +41,39 @@ def aquascope_home() -> Path:
 
 def new_study_id() -> str:
     return "st-" + uuid.uuid4().hex[:12]
+
+
+# A study id names a folder and a checkpoint thread: letters, digits, '-' and '_', starting with a letter or digit.
+STUDY_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
+# An artifact name is a relative path of plain segments (no '..', no leading '/', no backslash or drive).
+_NAME_SEGMENT = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_. ()+-]{0,127}")
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+
+
+def validate_study_id(study_id: Any) -> str:
+    """``study_id`` when it matches the fixed pattern, else an InputError naming it."""
+    if not isinstance(study_id, str) or not STUDY_ID.fullmatch(study_id):
+        raise InputError.bad_value("study_id", study_id, "1 to 64 letters, digits, '-' or '_', starting with a letter "
+                                   "or digit (for example st-0123456789ab)")
+    return study_id
+
+
+def validate_artifact_name(name: Any) -> str:
+    """An artifact's file name: a relative path of plain segments, at most 4 deep."""
+    parts = name.split("/") if isinstance(name, str) else []
+    if not parts or len(parts) > 4 or any(not _NAME_SEGMENT.fullmatch(p) or set(p) <= {"."} for p in parts):
+        raise InputError.bad_value("artifact name", name, "a relative file name such as 'report.md' or "
+                                   "'figures/s3.png' (no '..', no absolute path)")
+    return name
+
+
+def inside(root: str | os.PathLike[str], *parts: str) -> Path:
+    """``root/parts`` resolved, refused unless it stays inside ``root`` (symlinks included)."""
+    base = Path(root).resolve()
+    target = base.joinpath(*parts).resolve()
+    if target != base and base not in target.parents:
+        raise InputError.bad_value("path", str(Path(root).joinpath(*parts)), f"a path inside {base}")
+    return target
 
 
 @dataclass
@@ -80,6 +115,8 @@ class Workspace:
             raise InputError.bad_value("workspace", type(data).__name__, "a workspace dict (from to_dict or workspace.json)")
         known = {f.name for f in fields(cls)} - {"listener"}
         kwargs = {k: copy.deepcopy(v) for k, v in data.items() if k in known}
+        if "id" in kwargs:
+            validate_study_id(kwargs["id"])
         ws = cls(**kwargs)
         if ws.status not in STATUSES:
             raise InputError.bad_value("status", ws.status, "one of " + ", ".join(STATUSES))
@@ -136,14 +173,20 @@ class ArtifactStore:
 
     @classmethod
     def for_study(cls, study_id: str) -> "ArtifactStore":
-        return cls(aquascope_home() / "studies" / study_id / "artifacts")
+        return cls(aquascope_home() / "studies" / validate_study_id(study_id) / "artifacts")
+
+    def _blob(self, digest: Any) -> Path:
+        if not isinstance(digest, str) or not _SHA256.fullmatch(digest):
+            raise InputError.bad_value("artifact sha256", digest, "64 lowercase hex digits (a content address)")
+        return inside(self.root, digest[:2], digest)
 
     def put(self, data: bytes, *, name: str, media_type: str, caption: str = "", step: str | None = None,
             kind: str = "document") -> dict[str, Any]:
         if not isinstance(data, (bytes, bytearray)):
             raise InputError.bad_value("data", type(data).__name__, "bytes")
+        validate_artifact_name(name)
         digest = hashlib.sha256(data).hexdigest()
-        path = self.root / digest[:2] / digest
+        path = self._blob(digest)
         if not path.exists():
             path.parent.mkdir(parents=True, exist_ok=True)
             tmp = path.with_suffix(".tmp")
@@ -153,9 +196,8 @@ class ArtifactStore:
                 "step": step, "kind": kind, "size": len(data)}
 
     def path(self, ref: Mapping[str, Any]) -> Path:
-        digest = ref.get("sha256") or ""
-        path = self.root / digest[:2] / digest
-        if not digest or not path.exists():
+        path = self._blob(ref.get("sha256"))
+        if not path.exists():
             raise DataNotFoundError(f"artifact {ref.get('name')!r} ({ref.get('id')}) is not in the store at {self.root}",
                                     recovery="Re-run the Author (export again) to rebuild the deliverables.")
         return path
@@ -165,8 +207,10 @@ class ArtifactStore:
 
     def export(self, ref: Mapping[str, Any], dest: str | os.PathLike[str]) -> Path:
         dest = Path(dest)
+        name = validate_artifact_name(ref.get("name"))
+        data = self.get(ref)
         dest.mkdir(parents=True, exist_ok=True)
-        out = dest / ref["name"]
+        out = inside(dest, name)
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_bytes(self.get(ref))
+        out.write_bytes(data)
         return out

@@ -58,8 +58,10 @@ def open_postgres(url: str) -> Iterator[Any]:
         conn = psycopg.Connection.connect(url, row_factory=dict_row, **CONNECT_KWARGS)
     except psycopg.OperationalError as exc:
         raise _connect_error(url, exc) from None
+    from graphs.checkpoint import scrubbing  # no credential reaches the checkpoint tables
+
     try:
-        saver = PostgresSaver(conn)
+        saver = scrubbing(PostgresSaver)(conn)
         saver.setup()
         yield saver
     finally:
@@ -82,8 +84,10 @@ async def open_async_postgres(url: str, *, max_size: int = 10) -> AsyncIterator[
     except (psycopg.OperationalError, Exception) as exc:  # the pool raises PoolTimeout when it cannot connect
         await pool.close()
         raise _connect_error(url, exc) from None
+    from graphs.checkpoint import scrubbing
+
     try:
-        saver = AsyncPostgresSaver(pool)
+        saver = scrubbing(AsyncPostgresSaver)(pool)
         await saver.setup()
         yield saver
     finally:

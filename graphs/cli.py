@@ -1,12 +1,14 @@
 """The `aquascope` command.
 
     aquascope studio "Design flow for a road crossing, 100-year" --lat 41.10 --lon -74.96 --yes --out DIR
-    aquascope studio --resume STUDY_ID --yes            # approve a plan left waiting, from any process
+    aquascope studio --resume STUDY_ID --yes            # continue a study from its last checkpoint, from any process
+    aquascope studies                                   # the studies, with status (waiting, interrupted, done, ...)
     aquascope assess 41.10 -74.96 --problem flood_risk
     aquascope playbooks list | show ID
     aquascope run study.yaml [--out DIR]                # replay a study with no model
     aquascope studio --resume STUDY_ID --sensitivity    # fork a finished flood study over the reviewer's choices
     aquascope mcp [--checkpoints URL]                   # the MCP server over stdio
+    aquascope export STUDY_ID --out DIR [--format md,html,docx,xlsx,ipynb,zip]   # its files again, from the checkpoint
 
 Exit codes: 0 done (or waiting for you), 2 bad input, 3 declined, 1 an unexpected failure.
 Start-up stays light: the engine, the roles and langgraph are imported only by the command that needs them.
@@ -36,7 +38,8 @@ class _Progress:
 
     WORDS = {"start": "started", "done": "done", "failed": "NOT established", "skipped": "skipped", "brief": "brief ready",
              "inventory": "inventory ready", "plan": "plan ready", "findings": "findings ready", "critique": "critique done",
-             "report": "report written", "declined": "declined", "fallback": "trying the fallback", "reused": "reused"}
+             "report": "report written", "declined": "declined", "fallback": "trying the fallback", "reused": "reused",
+             "model_fallback": "runs keyless (the model could not be used)"}
 
     def __init__(self, quiet: bool = False) -> None:
         self.quiet = quiet
@@ -53,7 +56,7 @@ class _Progress:
         if isinstance(detail, dict):
             if detail.get("tool"):
                 extra = f" ({detail['tool']})"
-            if ev.get("event") == "failed" and detail.get("reason"):
+            if ev.get("event") in ("failed", "model_fallback") and detail.get("reason"):
                 extra = f": {str(detail['reason'])[:160]}"
         print(f"  [{ev.get('role')}]{step} {word}{extra}", file=sys.stderr, flush=True)
 
@@ -141,11 +144,11 @@ def _finish(studio: Any, reply: Any, out: str | None, yes: bool) -> int:
     if reply.kind == "declined":
         _err(f"declined: {reply.text}")
         if paths:
-            print(f"A short report of why is in {paths[0].parent}.", file=sys.stderr)
+            print(f"A short report of why is in {paths[-1].parent}.", file=sys.stderr)
         return EXIT_DECLINED
     print(reply.text)
     if paths:
-        print(f"\nWrote {', '.join(p.name for p in paths)} to {paths[0].parent}")
+        print(f"\nWrote {_listing(paths)} to {paths[-1].parent}")
     return EXIT_OK
 
 
@@ -180,6 +183,14 @@ def cmd_sensitivity(args: argparse.Namespace) -> int:
         return _finish(studio, studio._reply(), args.out or studio.out, True)
 
 
+def _listing(paths: Sequence[Path]) -> str:
+    """The files written, the figures counted rather than listed (the last path is at the top of the folder)."""
+    top = paths[-1].parent
+    names = [p.name for p in paths if p.parent == top]
+    figs = len(paths) - len(names)
+    return ", ".join(names) + (f" and {figs} figure files under figures/" if figs else "")
+
+
 def cmd_studio(args: argparse.Namespace) -> int:
     from aquascope_core.data.base import validate_point
     from graphs.studio import Studio
@@ -190,24 +201,31 @@ def cmd_studio(args: argparse.Namespace) -> int:
     if args.resume:
         study_id = args.resume
         if Path(study_id).is_file():
-            study_id = json.loads(Path(study_id).read_text())["id"]
+            try:
+                study_id = json.loads(Path(study_id).read_bytes())["id"]
+            except (ValueError, KeyError, TypeError, RecursionError):
+                _err(f"--resume {args.resume}: the file is not a workspace.json with an 'id'; give the study id "
+                     "(st-...) or the workspace.json aquascope wrote")
+                return EXIT_INPUT
         studio = Studio.resume(study_id, out=args.out, **kw)
         with studio:
+            if studio.mid_run():  # stopped mid-run (killed, crashed): go on from the last checkpoint
+                print(f"Study {studio.id} continues from its last checkpoint.", file=sys.stderr)
+                reply = studio.proceed()
+            else:
+                reply = studio._reply()
             out = args.out or studio.out
-            for f in args.data or []:
+            for f in args.data or []:  # the data a waiting study asked for (or more data for a follow-up)
                 path = Path(f)
                 if not path.is_file():
                     _err(f"--data {f}: no such file; give the path of a CSV or XLSX table")
                     return EXIT_INPUT
                 studio.add_table(path.name, path)
-            pending = studio.pending()
-            if args.problem and pending:
-                return _finish(studio, studio.say(args.problem), out, args.yes)
-            if pending is None:
-                if args.problem:
-                    return _finish(studio, studio.follow_up(args.problem), out, args.yes)
-                return _finish(studio, studio._reply(), out, args.yes)
-            return _finish(studio, studio._reply(), out, args.yes)
+            if args.data:
+                reply = studio._reply()
+            if args.problem:
+                reply = studio.say(args.problem) if studio.pending() else studio.follow_up(args.problem)
+            return _finish(studio, reply, out, args.yes)
     if args.problem is None or not args.problem.strip():
         _err("the problem text is empty: describe the question, for example "
              "aquascope studio \"Design flow for a road crossing, 100-year\" --lat 41.10 --lon -74.96")
@@ -227,6 +245,28 @@ def cmd_studio(args: argparse.Namespace) -> int:
     with Studio(args.lat, args.lon, out=out, radius_km=args.radius, data=data, **kw) as studio:
         print(f"Study {studio.id}", file=sys.stderr)
         return _finish(studio, studio.say(args.problem), out, args.yes)
+
+
+def cmd_studies(args: argparse.Namespace) -> int:
+    from graphs.checkpoint import open_checkpointer
+    from graphs.graph import compile_graph
+    from graphs.studies import list_studies
+
+    with open_checkpointer(args.checkpoints) as saver:
+        rows = list_studies(saver, compile_graph(saver), limit=args.limit)
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return EXIT_OK
+    if not rows:
+        print("No studies yet; start one with: aquascope studio \"<the problem>\" --lat LAT --lon LON")
+        return EXIT_OK
+    for r in rows:
+        question = r["question"].replace("\n", " ")
+        question = question if len(question) <= 60 else question[:57] + "..."
+        print(f"{r['id']:<16} {r['status']:<21} {str(r['when'])[:19]:<19}  {r['site']:<20} {r['last_step']:<24} {question}")
+    if any(r["status"] == "interrupted" for r in rows):
+        print("\nAn interrupted study continues from its last checkpoint with: aquascope studio --resume ID --yes")
+    return EXIT_OK
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
@@ -309,8 +349,20 @@ def cmd_run(args: argparse.Namespace) -> int:
     if not path.is_file():
         _err(f"no study file at {path}: give the path of a study.yaml (or .json) written by aquascope")
         return EXIT_INPUT
-    text = path.read_text(encoding="utf-8")
-    study = Study.from_json(text) if path.suffix == ".json" else Study.from_yaml(text)
+    from aquascope_core.limits import MAX_YAML_BYTES, LimitError
+
+    if path.stat().st_size > MAX_YAML_BYTES:
+        raise LimitError(f"the study file {path.name} size in bytes", path.stat().st_size, "MAX_YAML_BYTES", MAX_YAML_BYTES)
+    raw = path.read_bytes()
+    study = Study.from_json(raw) if path.suffix == ".json" else Study.from_yaml(raw)
+    from aquascope_core.limits import argument_errors
+
+    over = [f"step {st.id}: {e}" for st in study.steps for e in argument_errors(st.tool, st.arguments)]
+    if over:
+        from aquascope_core.errors import InputError
+
+        raise InputError("; ".join(over[:3]) + (f" (and {len(over) - 3} more)" if len(over) > 3 else ""),
+                         argument="study", recovery="Ask for fewer or smaller values in the study file.")
     if (study.plan or {}).get("declined"):
         from aquascope_core.declines import replay_decline
 
@@ -333,6 +385,20 @@ def cmd_run(args: argparse.Namespace) -> int:
     return EXIT_OK if run.ok else EXIT_DECLINED
 
 
+def cmd_export(args: argparse.Namespace) -> int:
+    from aquascope_core.deliverables.build import _formats
+    from graphs.studio import Studio
+
+    formats = _formats(args.format) if args.format else None
+    with Studio.resume(args.study_id, checkpointer=args.checkpoints) as studio:
+        paths = studio.export(args.out, formats=formats)
+        skipped = (studio.workspace().report.get("deliverables") or {}).get("skipped") or []
+    for note in skipped:
+        print(f"Note: {note}", file=sys.stderr)
+    print(f"Wrote {_listing(paths)} to {args.out}")
+    return EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     from aquascope_core import __version__
 
@@ -347,7 +413,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--lon", type=float, help="longitude of the site (decimal degrees)")
     s.add_argument("--radius", type=float, default=50.0, help="search radius for stations, km (default 50)")
     s.add_argument("--yes", action="store_true", help="take the defaults and approve the plan without stopping")
-    s.add_argument("--out", help="folder for report.md, study.yaml and workspace.json")
+    s.add_argument("--out", help="folder for the report (md, html, docx), the workbook, the notebook, the figures and the zip")
     s.add_argument("--resume", metavar="STUDY_ID", help="continue a study by its id (or its workspace.json)")
     s.add_argument("--data", action="append", metavar="FILE",
                    help="a CSV or XLSX table of your own data at the site (repeatable); kept verbatim in the study")
@@ -359,6 +425,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="fork the finished flood study over return period, distribution, confidence, a record "
                         "excluded and regional skew; the table joins its report")
     s.set_defaults(func=cmd_studio)
+
+    ls = sub.add_parser("studies", help="list the studies: status, when, site, last step and question")
+    ls.add_argument("--checkpoints", help="checkpointer URL (default sqlite:///$AQUASCOPE_HOME/checkpoints.sqlite)")
+    ls.add_argument("--limit", type=int, default=50, help="at most this many, most recent first (default 50)")
+    ls.add_argument("--json", action="store_true", help="one JSON list instead of lines")
+    ls.set_defaults(func=cmd_studies)
 
     so = sub.add_parser("solve", help="plan (and with --yes run) a study in one go, without the conversation")
     so.add_argument("problem", help="the problem in words")
@@ -396,6 +468,12 @@ def build_parser() -> argparse.ArgumentParser:
     m = sub.add_parser("mcp", help="serve the crew as an MCP server over stdio (needs the mcp extra)")
     m.add_argument("--checkpoints", help="checkpointer URL for studio_* tools (default: the SQLite file)")
     m.set_defaults(func=cmd_mcp)
+    ex = sub.add_parser("export", help="write a finished study's files again from its checkpoint")
+    ex.add_argument("study_id", metavar="STUDY_ID")
+    ex.add_argument("--out", required=True, help="folder to write the files into")
+    ex.add_argument("--format", help="comma-separated: md,html,docx,xlsx,ipynb,zip (default all)")
+    ex.add_argument("--checkpoints", help="checkpointer URL (default sqlite:///$AQUASCOPE_HOME/checkpoints.sqlite)")
+    ex.set_defaults(func=cmd_export)
     return p
 
 
@@ -427,6 +505,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         _err("interrupted; the study's checkpoint is kept, resume it with --resume")
         return 130
+    except Exception as exc:  # noqa: BLE001 - a defect still ends in one sentence, never a traceback
+        logging.getLogger("aquascope").info("unexpected failure", exc_info=True)
+        _err(f"unexpected failure ({type(exc).__name__}: {str(exc)[:300]}); this is a defect in aquascope: "
+             "report it with the command and input that caused it (-v shows the details)")
+        return EXIT_FAIL
 
 
 if __name__ == "__main__":

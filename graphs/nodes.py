@@ -21,7 +21,7 @@ from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 from langgraph.types import Command, interrupt
 
-from aquascope_core.workspace import ArtifactStore, Workspace, aquascope_home
+from aquascope_core.workspace import ArtifactStore, Workspace
 from graphs.context import CrewContext
 from graphs.state import STATE_KEYS, CrewState
 
@@ -34,12 +34,11 @@ log = logging.getLogger(__name__)
 
 def _context(runtime: Runtime | None) -> CrewContext:
     ctx = getattr(runtime, "context", None) if runtime is not None else None
-    if isinstance(ctx, Mapping):  # a host's context dict: the fields CrewContext knows
-        from dataclasses import fields
-
-        known = {f.name for f in fields(CrewContext)}
-        return CrewContext(**{k: v for k, v in ctx.items() if k in known})
-    return ctx if isinstance(ctx, CrewContext) else CrewContext()
+    if isinstance(ctx, CrewContext):
+        return ctx
+    if isinstance(ctx, Mapping):  # a host's context dict (unknown keys refused, by name)
+        return CrewContext.from_mapping(ctx)
+    return CrewContext()
 
 
 def _config() -> Mapping[str, Any]:
@@ -68,8 +67,8 @@ def _delta(before: Mapping[str, Any], ws: Workspace) -> dict[str, Any]:
 
 
 def _store(ws: Workspace, ctx: CrewContext) -> ArtifactStore:
-    root = ctx.artifact_root or ws.request.get("artifact_root")
-    return ArtifactStore(root) if root else ArtifactStore(aquascope_home() / "studies" / ws.id / "artifacts")
+    """The artifact store is the host's configuration (the run context), never a folder named by the input state."""
+    return ArtifactStore(ctx.artifact_root) if ctx.artifact_root else ArtifactStore.for_study(ws.id)
 
 
 # -- role nodes -----------------------------------------------------------------------------------
@@ -139,7 +138,8 @@ def author(state: CrewState, runtime: Runtime[CrewContext]) -> dict[str, Any]:
     ws = _workspace(state)
     ctx = _context(runtime)
     ws.study = mirror_decisions(ws.study, ws.request)
-    role(ws, model=ctx.model_for("author"), critic_model=ctx.model_for("critic"), store=_store(ws, ctx))
+    role(ws, model=ctx.model_for("author"), critic_model=ctx.model_for("critic"), store=_store(ws, ctx),
+         formats=ctx.formats_wanted())
     return {**_delta(state, ws), "answer": (ws.report or {}).get("answer", ""), "title": (ws.report or {}).get("title", "")}
 
 

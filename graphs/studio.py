@@ -3,7 +3,7 @@
     s = Studio(lat=41.10, lon=-74.96)                      # keyless unless model= is given
     r = s.say("Design flow for a road crossing, 100-year")  # -> Reply(kind="plan", ...) (or "questions")
     r = s.approve()                                        # runs the Analysts, Interpreter, Critic, Author
-    paths = s.export("out/")                               # report.md, study.yaml, workspace.json
+    paths = s.export("out/")                               # the report (md, html, docx), workbook, notebook, zip
     s2 = Studio.resume(s.id)                               # the same study from another process
 
 Every method returns a :class:`Reply` (kind: questions, plan, report, answer, declined; text;
@@ -22,12 +22,16 @@ from langgraph.types import Command
 
 from aquascope_core.data.base import validate_point
 from aquascope_core.errors import DataNotFoundError, InputError, StudyError
+from aquascope_core.limits import check_text
 from aquascope_core.study import Study
-from aquascope_core.workspace import ArtifactStore, Workspace, aquascope_home, new_study_id
+from aquascope_core.textsafe import clean_text
+from aquascope_core.workspace import ArtifactStore, Workspace, aquascope_home, new_study_id, validate_study_id
 from graphs.checkpoint import describe, open_checkpointer
 from graphs.context import CrewContext
 from graphs.graph import compile_graph
 from graphs.state import STATE_KEYS
+from graphs.studies import lease
+from roles.model import hold_key, is_key_reference
 
 __all__ = ["Studio", "Reply"]
 
@@ -66,7 +70,7 @@ class Studio:
                  live_options: Mapping[str, Mapping[str, Any]] | None = None, checkpointer: Any = None,
                  artifact_root: str | Path | None = None, on_event: Callable[[dict[str, Any]], None] | None = None,
                  out: str | Path | None = None, max_usd: float | None = None, api_key_env: str | None = None) -> None:
-        self.id = study_id or new_study_id()
+        self.id = validate_study_id(study_id) if study_id is not None else new_study_id()
         self.max_usd = float(max_usd) if max_usd is not None else None
         self.site = None
         if lat is not None or lon is not None:
@@ -83,6 +87,8 @@ class Studio:
         self.graph = compile_graph(saver)
         self.config = {"configurable": {"thread_id": self.id}}
         self.artifact_root = str(artifact_root) if artifact_root else str(aquascope_home() / "studies" / self.id / "artifacts")
+        if api_key and not is_key_reference(api_key):
+            api_key = hold_key(api_key)  # the key stays in this process's memory; the context names it
         self.context = CrewContext(model=model, role_models=dict(role_models or {}), api_key=api_key,
                                    api_key_env=api_key_env, base_url=base_url,
                                    timeout=timeout, artifact_root=self.artifact_root, live=live,
@@ -104,15 +110,16 @@ class Studio:
     def resume(cls, study_id: str, **kwargs: Any) -> "Studio":
         """The study ``study_id`` from its checkpoint (any process, same checkpointer)."""
         s = cls(study_id=study_id, **kwargs)
-        if not s.graph.get_state(s.config).values:
+        snap = s.graph.get_state(s.config)
+        if not snap.values and not snap.next:  # a study killed right after its input still has its first checkpoint
             where = describe(kwargs.get("checkpointer") if isinstance(kwargs.get("checkpointer"), str) else None)
             s.close()
             raise DataNotFoundError(f"no study {study_id!r} in the checkpoints at {where}", argument="study_id",
                                     value=study_id, recovery="Check the id (it is printed when a study starts) and "
                                     "AQUASCOPE_HOME / --checkpoints, which must point where the study was started.")
-        ws = s.workspace()
-        s.site = ws.site
-        s.out = ws.request.get("out") or s.out
+        ws = s.workspace()  # empty when only the input was checkpointed; proceed() reads the rest
+        s.site = ws.site or None
+        s.out = s.out or ws.request.get("out")
         return s
 
     @classmethod
@@ -152,9 +159,29 @@ class Studio:
 
     # -- the conversation -----------------------------------------------------------------------
     def _run(self, inp: Any) -> Reply:
-        for chunk in self.graph.stream(inp, self.config, context=self.context, stream_mode="custom"):
-            if self.on_event is not None and isinstance(chunk, Mapping):
-                self.on_event(dict(chunk))
+        # durability "sync": a node's checkpoint is on disk before the next node starts, so a kill at any
+        # point loses at most the node that was running; the lease tells `aquascope studies` we are alive.
+        with lease(self.id):
+            for chunk in self.graph.stream(inp, self.config, context=self.context, stream_mode="custom",
+                                           durability="sync"):
+                if self.on_event is not None and isinstance(chunk, Mapping):
+                    self.on_event(dict(chunk))
+        return self._reply()
+
+    def mid_run(self) -> bool:
+        """True when the last checkpoint has nodes still to run and nothing waits for the user (a killed run)."""
+        snap = self._snapshot()
+        return bool(snap.next) and self.pending() is None
+
+    def proceed(self) -> Reply:
+        """Continue from the last checkpoint whatever it holds: a run stopped mid-way (a kill, a crash) goes on
+        from the node it stopped in; a study waiting for answers or approval, or finished, is reported as it is."""
+        if self.mid_run():
+            reply = self._run(None)
+            ws = self.workspace()
+            self.site = self.site or ws.site or None
+            self.out = self.out or ws.request.get("out")
+            return reply
         return self._reply()
 
     def _reply(self) -> Reply:
@@ -198,11 +225,12 @@ class Studio:
         if not isinstance(text, str) or not text.strip():
             raise InputError("The problem text is empty: describe the question, for example "
                              "\"Design flow for a road crossing, 100-year\".", argument="text", value=text)
+        text = check_text(clean_text(text), what="the problem text")
         snap = self._snapshot()
         if not snap.values:
             if self.site is None:
                 raise InputError("a new study needs a site: Studio(lat=..., lon=...)", argument="lat")
-            request = {"text": text, "radius_km": self.radius_km, "live": self.live, "artifact_root": self.artifact_root}
+            request = {"text": text, "radius_km": self.radius_km, "live": self.live}
             if intake:
                 request["intake"] = dict(intake)
             if playbook:
@@ -252,6 +280,10 @@ class Studio:
         :meth:`methodologist_context`): validated, its not-defensible or invalid steps pruned, the crew's plan kept
         when nothing valid remains; the reply's payload says ``plan_used`` ("proposed" or "tree") and ``plan_errors``.
         """
+        if self.mid_run():  # a run killed before the plan reached the user (or after it was approved)
+            reply = self.proceed()
+            if self.pending() is None:
+                return reply
         pending = self.pending()
         if pending == "answer_questions":
             self._run(Command(resume={"type": "accept"}))
@@ -295,6 +327,10 @@ class Studio:
 
     def follow_up(self, text: str) -> Reply:
         """After the report: a change (e.g. "redo it with a 500-year return period") is planned again for review."""
+        if not isinstance(text, str) or not text.strip():
+            raise InputError("The follow-up is empty: say what to change, for example \"redo it with a 200-year "
+                             "return period\".", argument="text", value=text)
+        text = check_text(clean_text(text), what="the follow-up")
         snap = self._snapshot()
         if (snap.values or {}).get("status") not in ("done", "declined"):
             raise StudyError("a follow-up needs a finished study", recovery="Approve the plan first.")
@@ -364,8 +400,12 @@ class Studio:
         return run_sensitivity(self, variants, by=by)
 
     # -- files ----------------------------------------------------------------------------------
-    def export(self, out: str | Path | None = None) -> list[Path]:
-        """Write the study's files (report.md, study.yaml, workspace.json, ...) into ``out``."""
+    def export(self, out: str | Path | None = None, *, formats: Any = None) -> list[Path]:
+        """Write the study's files into ``out``: all of them, or those of ``formats`` ("md,html,docx,xlsx,ipynb,zip"
+        or a list; study.yaml and workspace.json always). A file missing from the artifact store is made
+        again from the checkpointed workspace, and the new references are checkpointed."""
+        from aquascope_core.deliverables.build import export_deliverables
+
         dest = Path(out or self.out or f"aquascope-{self.id}")
         ws = self.workspace()
         if not ws.artifacts:
@@ -373,14 +413,21 @@ class Studio:
                              recovery="Approve the plan so the Author writes the report.")
         # where this process's Author writes, then where the study started (a study resumed elsewhere has both)
         stores = [ArtifactStore(root) for root in dict.fromkeys(
-            r for r in (self.context.artifact_root, ws.request.get("artifact_root"), self.artifact_root) if r)]
-        def holds(store: ArtifactStore, ref: Mapping[str, Any]) -> bool:
+            r for r in (self.context.artifact_root, self.artifact_root) if r)]
+
+        def holds(store: ArtifactStore) -> bool:
             try:
-                return store.path(ref).is_file()
+                return all(store.path(ref).is_file() for ref in ws.artifacts)
             except DataNotFoundError:
                 return False
 
-        return [next((st for st in stores if holds(st, ref)), stores[0]).export(ref, dest) for ref in ws.artifacts]
+        store = next((st for st in stores if holds(st)), stores[0])
+        if formats is None:  # the formats the host configured for the Author (AQUASCOPE_FORMATS), else all
+            formats = self.context.formats_wanted()
+        paths, rebuilt = export_deliverables(ws, store, dest, formats)
+        if rebuilt:
+            self.graph.update_state(self.config, {"artifacts": ws.artifacts, "report": ws.report}, as_node="author")
+        return paths
 
     # -- bring your own model -------------------------------------------------------------------
     # A face that runs its own model asks for a role's prompt and context, and hands the reply back: the crew

@@ -8,8 +8,9 @@ References, Appendix (reproducibility: the study, the commands, the ledger).
 Keyless, the prose is made from templates over the results; with a model, the prose of each
 section is proposed by one call and every sentence whose numbers no result holds is dropped.
 Before anything is written the report's text is verified once more against the evidence; if it
-still fails, the answer opens with a notice. The files (report.md, study.yaml, workspace.json)
-go to the artifact store; the workspace keeps their references.
+still fails, the answer opens with a notice. The files (the report as Markdown, HTML and Word, the
+workbook, the notebook, the figures, study.yaml, workspace.json, the bundle) go to the artifact store
+through aquascope_core.deliverables.build; the workspace keeps their references.
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from aquascope_core import __version__
-from aquascope_core.deliverables.report_md import render_markdown
 from aquascope_core.study import Study
+from aquascope_core.textsafe import md_inline, md_prose
 from aquascope_core.verify import round_prose, sentences, verify
 from aquascope_core.workspace import ArtifactStore, Workspace
 from roles.critic import evidence_pool
@@ -49,9 +50,14 @@ def _summary(ws: Workspace) -> dict[str, Any]:
     return {"id": "summary", "title": "Summary", "text": text, "tables": tables}
 
 
+def quoted_question(ws: Workspace) -> str:
+    """The user's question as the report quotes it: one escaped line between quotation marks."""
+    return f"“{md_inline((ws.brief or {}).get('problem') or (ws.request or {}).get('text') or '')}”"
+
+
 def _problem(ws: Workspace) -> dict[str, Any]:
     b, plan = ws.brief or {}, (ws.study or {}).get("plan") or {}
-    lines = [f"**Question.** {b.get('problem', '')}", "", f"**Decision.** {plan.get('decision') or b.get('decision') or 'not stated'}"]
+    lines = [f"**Question.** {quoted_question(ws)}", "", f"**Decision.** {plan.get('decision') or b.get('decision') or 'not stated'}"]
     if plan.get("objective"):
         lines += ["", f"**Objective.** {plan['objective']}"]
     if b.get("assumptions"):
@@ -68,7 +74,7 @@ def _site_data(ws: Workspace) -> dict[str, Any]:
         listed = [v for v in d.get("variables", []) if not v.get("usable")]
         v = held[0] if held else (listed[0] if listed else {})
         where = "the user's table" if d.get("kind") == "upload" else f"{d.get('source')} {d.get('station_id')}"
-        rows.append([d.get("name"), where, fmt(d.get("distance_km")),
+        rows.append([md_inline(d.get("name")) if d.get("kind") == "upload" else d.get("name"), where, fmt(d.get("distance_km")),
                      ", ".join(x.get("variable", "") for x in held) or "metadata only",
                      f"{str(v.get('period_start') or '')[:10]} to {str(v.get('period_end') or '')[:10]}" if v else "",
                      fmt(v.get("years")) if v.get("years") is not None else ""])
@@ -238,7 +244,8 @@ def _appendix(ws: Workspace, *, declined: bool = False) -> dict[str, Any]:
         return {"id": "appendix", "title": "Appendix: reproducibility", "text": "\n".join(lines),
                 "tables": [{"columns": ["Role", "Calls", "Prompt tokens", "Completion tokens", "Cost (USD)"], "rows": rows,
                             "caption": "Model ledger"}]}
-    lines += ["", "No model was called: every role ran keyless."]
+    if not model_fallbacks(ws):
+        lines += ["", "No model was called: every role ran keyless."]
     return {"id": "appendix", "title": "Appendix: reproducibility", "text": "\n".join(lines)}
 
 
@@ -250,7 +257,7 @@ def _declined(ws: Workspace) -> dict[str, Any]:
 
     near = near_gauge_sentence(ws.inventory or {}) if ws.inventory else None
     sections = [{"id": "summary", "title": "Summary", "text": f"**Declined.** {reason}" + (f"\n\n{near}" if near else "")},
-                {"id": "problem", "title": "Problem and decision", "text": f"**Question.** {b.get('problem', '')}"}]
+                {"id": "problem", "title": "Problem and decision", "text": f"**Question.** {quoted_question(ws)}"}]
     if inv:
         sections.append(inv)
     sections.append(_appendix(ws, declined=True))
@@ -280,9 +287,13 @@ def build_report(ws: Workspace, *, model: Any = None, critic_model: Any = None) 
         _model_prose(ws, model, sections, pool, written_by, dropped)
     if critic_model is not None:
         _model_critique(ws, model, critic_model, sections, pool, written_by, dropped, keyless_text)
-    if model is not None or critic_model is not None:  # the ledger and the fallbacks as they stand now
+    if model is not None or critic_model is not None:  # the ledger and the budget as they stand now
         sections[-1] = _appendix(ws)
-    check = verify(_verified_text(sections), pool)
+    fallbacks = model_fallbacks(ws)
+    if fallbacks:  # the appendix says which role could not use the model, and why
+        sections[-1]["text"] += "\n\n" + fallback_note(fallbacks)
+    # the user's question is quoted and escaped, never evidence: its numbers are not checked against the results
+    check = verify(_verified_text(sections).replace(quoted_question(ws), " "), pool)
     answer = round_prose((ws.findings or {}).get("decision", {}).get("answer", ""), keep=stated_numbers(ws))
     critique_ok = bool((ws.critique or {}).get("ok")) and check["ok"]
     if not critique_ok:
@@ -306,6 +317,7 @@ def build_report(ws: Workspace, *, model: Any = None, critic_model: Any = None) 
         "dropped": dropped,
         "references": refs,
         "written_by": written_by,
+        "model_fallbacks": fallbacks,
         "footer": {"text": f"aquascope {__version__} · study {ws.id} · written by: "
                            + ("keyless templates" if set(written_by.values()) == {"keyless"} else "model prose checked against the results")
                            + " · " + _ledger_line(ws)},
@@ -365,19 +377,27 @@ def _model_critique(ws: Workspace, model: Any, critic_model: Any, sections: list
 
 
 def model_notes(ws: Workspace) -> list[str]:
-    """Which roles ran keyless although a model was asked for, and why (unreachable, budget spent)."""
+    """The roles that ran keyless after the budget was spent (the fallbacks for other reasons: fallback_note)."""
     req = ws.request or {}
     notes = []
-    seen: set[str] = set()
-    for fb in req.get("model_fallbacks") or []:
-        if fb["role"] not in seen:
-            seen.add(fb["role"])
-            notes.append(f"The {fb['role']} ran keyless: the model could not be used ({fb['reason']}).")
     after = req.get("keyless_after_budget") or []
     if after:
         notes.append(f"The budget of USD {req.get('max_usd')} was spent; after it "
                      + ", ".join(after) + " ran keyless.")
     return notes
+
+
+def model_fallbacks(ws: Workspace) -> list[dict[str, Any]]:
+    """The roles whose model could not be used, each with why (from the ``model_fallback`` events)."""
+    return [{"role": ev.get("role"), "model": (ev.get("detail") or {}).get("model"),
+             "reason": (ev.get("detail") or {}).get("reason")} for ev in ws.events if ev.get("event") == "model_fallback"]
+
+
+def fallback_note(fallbacks: Sequence[Mapping[str, Any]]) -> str:
+    lines = ["**Model fallback.** These roles asked the model and could not use it, so they ran keyless "
+             "(templates over the results):", ""]
+    lines += [f"- {fb['role']}: {md_inline(fb.get('reason'))}" for fb in fallbacks]
+    return "\n".join(lines)
 
 
 def _ledger_line(ws: Workspace) -> str:
@@ -492,7 +512,7 @@ def _model_prose(ws: Workspace, model: Any, sections: list[dict[str, Any]], pool
         for sent in sentences(text):
             v = verify(sent, pool)
             if v["ok"]:
-                kept.append(sent)
+                kept.append(md_prose(sent))  # the model's words, never its markup (headings, links, tables, HTML)
             else:
                 dropped.append({"section": sec["id"], "sentence": sent, "numbers": [u["number"] for u in v["unmatched"]]})
         if kept:
@@ -522,25 +542,18 @@ def study_file(ws: Workspace) -> Study | None:
                           stage=stage, title=(ws.study or {}).get("title") or None)
 
 
-def write_files(ws: Workspace, store: ArtifactStore) -> list[dict[str, Any]]:
-    """report.md, study.yaml and workspace.json into the store; their references replace the old ones."""
-    refs = [a for a in ws.artifacts if a.get("name") not in ("report.md", "study.yaml", "workspace.json")]
-    md = render_markdown(ws.report)
-    refs.append(store.put(md.encode("utf-8"), name="report.md", media_type="text/markdown", caption="The report",
-                          kind="report"))
-    study = study_file(ws)
-    if study is not None:
-        refs.append(store.put(study.to_yaml().encode("utf-8"), name="study.yaml",
-                              media_type="application/yaml", caption="The study: plan, gates and results", kind="study"))
-    ws.artifacts = refs
-    refs.append(store.put(ws.to_json().encode("utf-8"), name="workspace.json", media_type="application/json",
-                          caption="The workspace", kind="workspace"))
-    ws.artifacts = refs
-    return refs
+def write_files(ws: Workspace, store: ArtifactStore, *, formats: Any = None) -> list[dict[str, Any]]:
+    """Every file of the study (report.md, .html, .docx, the workbook, the notebook, figures, study.yaml,
+    workspace.json, the bundle) into the store; their references replace the old ones. A file whose
+    library is missing is skipped with a note in the report's appendix. A declined study's study.yaml
+    holds the brief, the inventory and the decline, so the decline replays."""
+    from aquascope_core.deliverables.build import make_deliverables
+
+    return make_deliverables(ws, store, formats=formats, study=study_file(ws))["artifacts"]
 
 
 def author(ws: Workspace, *, model: Any = None, critic_model: Any = None,
-           store: ArtifactStore | None = None) -> Workspace:
+           store: ArtifactStore | None = None, formats: Any = None) -> Workspace:
     """Write ``ws.report`` and the report files; status ``done`` (or ``declined`` kept)."""
     declined = ws.status == "declined"
     ws.status = "declined" if declined else "authoring"
@@ -548,7 +561,7 @@ def author(ws: Workspace, *, model: Any = None, critic_model: Any = None,
     ws.report = build_report(ws, model=model, critic_model=critic_model)
     ws.status = "declined" if declined else "done"
     store = store or ArtifactStore.for_study(ws.id)
-    write_files(ws, store)
+    write_files(ws, store, formats=formats)
     ws.say(ROLE, ws.report["answer"], kind="declined" if declined else "report",
            payload={"title": ws.report["title"], "critique_ok": ws.report.get("critique_ok"),
                     "artifacts": [a["name"] for a in ws.artifacts]})

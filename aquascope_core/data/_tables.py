@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from aquascope_core import limits
 from aquascope_core.errors import InputError
 
 __all__ = ["Table", "Parsed", "sniff_format", "text_table", "xlsx_table", "frame_table", "interpret",
@@ -94,7 +95,11 @@ def sniff_format(raw: bytes, filename: str | None) -> str:
 
 def _decode(raw: bytes, warnings: list[str]) -> str:
     if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return raw.decode("utf-16")
+        try:
+            return raw.decode("utf-16")
+        except UnicodeDecodeError as exc:
+            raise _refuse(f"the file starts as UTF-16 text but is not valid UTF-16 ({exc.reason} at byte "
+                          f"{exc.start})", recovery="Save the file again as UTF-8 (or UTF-16) text.") from None
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError:
@@ -103,7 +108,10 @@ def _decode(raw: bytes, warnings: list[str]) -> str:
 
 
 def _split(lines: list[str], sep: str) -> list[list[str]]:
-    return [next(csv.reader([ln], delimiter=sep), []) for ln in lines]
+    try:
+        return [next(csv.reader([ln], delimiter=sep), []) for ln in lines]
+    except csv.Error as exc:  # a field over the csv module's limit, a NUL byte, ...
+        raise _refuse(f"the file cannot be split into cells: {exc}") from None
 
 
 def text_table(raw: bytes, warnings: list[str]) -> Table:
@@ -130,7 +138,9 @@ def text_table(raw: bytes, warnings: list[str]) -> Table:
     if chosen is None:
         raise _refuse("no column separator found (comma, semicolon or tab): the file has one column only, or is "
                       "not a table; a table needs a date column and a value column")
+    limits.check_table_shape(len(numbered), 1, what="the file")
     rows = _split([ln for _, ln in numbered], chosen)
+    limits.check_table_shape(len(rows), max(len(r) for r in rows), what="the file")
     return Table([[c.strip() for c in r] for r in rows], [i for i, _ in numbered], separator=chosen)
 
 
@@ -142,25 +152,41 @@ def xlsx_table(raw: bytes) -> Table:
     except Exception as exc:  # noqa: BLE001 - any failure of the reader is the file's problem
         raise _refuse(f"the XLSX file cannot be read ({type(exc).__name__}: {exc})") from None
     try:
-        for ws in wb.worksheets:
-            rows, lines = [], []
-            for n, row in enumerate(ws.iter_rows(values_only=True), start=1):
-                cells = list(row)
-                while cells and (cells[-1] is None or (isinstance(cells[-1], str) and not cells[-1].strip())):
-                    cells.pop()
-                if cells:
-                    rows.append([c.strip() if isinstance(c, str) else c for c in cells])
-                    lines.append(n)
-            if rows:
-                return Table(rows, lines, separator=None, text=False)
+        return _first_sheet(wb)
+    except InputError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - read-only mode parses the sheet's XML as it goes: a broken sheet is the file's
+        raise _refuse(f"the XLSX file cannot be read ({type(exc).__name__}: {str(exc)[:200]})") from None
     finally:
         wb.close()
+
+
+def _first_sheet(wb: Any) -> Table:
+    """The first sheet holding any value, within the limits on rows and columns."""
+    for ws in wb.worksheets:
+        rows, lines = [], []
+        # the sheet's real extent, not the dimension it claims (a claimed A1:XFD1048576 would be iterated whole)
+        if hasattr(ws, "reset_dimensions"):
+            ws.reset_dimensions()
+        for n, row in enumerate(ws.iter_rows(values_only=True), start=1):
+            if n > limits.MAX_ROWS or len(row) > limits.MAX_COLUMNS:
+                limits.check_table_shape(n, len(row), what=f"sheet {ws.title!r} (read as far as row {n:,})")
+            cells = list(row)
+            while cells and (cells[-1] is None or (isinstance(cells[-1], str) and not cells[-1].strip())):
+                cells.pop()
+            if cells:
+                rows.append([c.strip() if isinstance(c, str) else c for c in cells])
+                lines.append(n)
+        if rows:
+            limits.check_table_shape(len(rows), max(len(r) for r in rows), what=f"sheet {ws.title!r}")
+            return Table(rows, lines, separator=None, text=False)
     raise _refuse("the XLSX workbook has no data in any sheet")
 
 
 def frame_table(frame: pd.DataFrame) -> Table:
     if frame.empty:
         raise _refuse("the DataFrame is empty: no rows to read")
+    limits.check_table_shape(frame.shape[0], frame.shape[1] + 1, what="the DataFrame")
     df = frame.copy()
     if isinstance(df.index, pd.DatetimeIndex) or df.index.name is not None:
         df = df.reset_index()
@@ -482,11 +508,12 @@ def interpret(table: Table, *, value_column: str | int | None, date_column: str 
         raise _refuse(f"{len(days)} date(s) appear more than once: {', '.join(days[:10])}"
                       f"{' ...' if len(days) > 10 else ''} (lines {_lines(table, where)}); keep one row per date")
     if not index.is_monotonic_increasing:
-        order = np.argsort(index.asi8, kind="stable")
-        index = index[order]
-        for v in values:
-            v.values = v.values[order]
-        warnings.append("rows were not in date order; they were sorted by date")
+        back = np.flatnonzero(np.diff(index.asi8) < 0) + 1  # each row dated before the row above it
+        where = [data[k] for k in back]
+        raise _refuse(f"the dates do not increase: {len(back)} row(s) are dated before the row above them (line(s) "
+                      f"{_lines(table, where)}, first {index[back[0]].date()} after {index[back[0] - 1].date()}); "
+                      "the rows are never reordered for you", argument="date_column",
+                      recovery="Sort the file by date (or fix the mistyped dates) and upload it again.")
     layout = {"separator": table.separator, "decimal": decimal, "header_rows": len(header_rows),
               "first_data_line": table.lines[start], "date_columns": [labels[c] for c in used]}
     return Parsed(index=index, values=values, date_label=" + ".join(labels[c] for c in used),
@@ -541,7 +568,7 @@ def _parse_dates(cells: list[Any], data: list[int], table: Table, dayfirst: bool
     if bad:
         examples = "; ".join(f"line {table.lines[r]}: {cells[data.index(r)]!r}" for r in bad[:5])
         raise _refuse(f"column {label!r} has values that are not dates at line(s) {_lines(table, bad)} ({examples})")
-    return pd.DatetimeIndex(parsed.to_numpy(dtype="datetime64[ns]"))
+    return _checked_dates(parsed, data, table, label)
 
 
 def _dates_from_parts(grid: list[list[Any]], data: list[int], labels: list[str], d_pos: int | None,
@@ -578,4 +605,31 @@ def _dates_from_parts(grid: list[list[Any]], data: list[int], labels: list[str],
     if bad:
         raise _refuse(f"year/month/day do not form a date at line(s) {_lines(table, bad)}")
     used = [c for c in (year, month, day) if c is not None]
-    return pd.DatetimeIndex(parsed.to_numpy(dtype="datetime64[ns]")), used, month is None and day is None
+    return _checked_dates(parsed, data, table, labels[year]), used, month is None and day is None
+
+
+# The dates a record may hold: what a nanosecond index represents (with a margin for period arithmetic), and
+# nothing after the day the study is made (a future date is a typo or a forecast, never an observation).
+EARLIEST_DATE = np.datetime64("1678-01-01")
+LATEST_REPRESENTABLE = np.datetime64("2261-12-31")
+
+
+def _checked_dates(parsed: pd.Series, data: list[int], table: Table, label: str) -> pd.DatetimeIndex:
+    """The parsed dates as a nanosecond index, refused (rows named) when any lies outside the representable
+    range or after today; never cast into range (a cast wraps 2300 round to 1716)."""
+    values = parsed.to_numpy()
+    if values.dtype.kind != "M":
+        values = np.array([np.datetime64(v) if v is not None else np.datetime64("NaT") for v in parsed], dtype="M8[us]")
+    today = np.datetime64(dt.datetime.now(dt.timezone.utc).date(), "D")
+    latest = min(LATEST_REPRESENTABLE, today + np.timedelta64(1, "D"))
+    early = np.flatnonzero(values < EARLIEST_DATE.astype(values.dtype))
+    late = np.flatnonzero(values > latest.astype(values.dtype))
+    for rows, what in ((early, f"before {EARLIEST_DATE}"),
+                       (late, f"after today ({today})" if latest < LATEST_REPRESENTABLE else f"after {latest}")):
+        if len(rows):
+            lines = [data[k] for k in rows]
+            examples = ", ".join(str(values[k])[:10] for k in rows[:3])
+            raise _refuse(f"column {label!r} has dates {what} at line(s) {_lines(table, lines)} ({examples}); "
+                          f"a record's dates lie from {EARLIEST_DATE} to the day of the study",
+                          argument="date_column", recovery="Correct those dates (a typo in the year?) or remove the rows.")
+    return pd.DatetimeIndex(values.astype("datetime64[ns]"))

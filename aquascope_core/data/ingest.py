@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from aquascope_core import limits
 from aquascope_core.data import _tables
 from aquascope_core.data.base import (
     Source,
@@ -48,7 +49,6 @@ __all__ = ["ingest", "original_bytes", "dataset_json", "UploadSource"]
 
 logger = logging.getLogger(__name__)
 
-_MAX_BYTES = 200_000_000
 
 
 def _content_bytes(content: Any) -> tuple[bytes | None, pd.DataFrame | None, str | None]:
@@ -58,18 +58,22 @@ def _content_bytes(content: Any) -> tuple[bytes | None, pd.DataFrame | None, str
     if isinstance(content, pathlib.Path):
         if not content.is_file():
             raise InputError.bad_value("content", str(content), "an existing file (CSV or XLSX)")
-        if content.stat().st_size > _MAX_BYTES:
-            raise InputError(f"{content.name} is {content.stat().st_size:,} bytes; uploads are limited to {_MAX_BYTES:,}",
-                             argument="content", value=str(content))
+        limits.check_upload_bytes(content.stat().st_size, what=f"the file {content.name}")
         return content.read_bytes(), None, content.name
     if isinstance(content, (bytes, bytearray, memoryview)):
+        limits.check_upload_bytes(len(content))
         return bytes(content), None, None
     if isinstance(content, str):
         stripped = content.strip()
         if "\n" not in stripped and stripped.lower().endswith((".csv", ".xlsx", ".txt", ".tsv")):
             raise InputError(f"content={stripped!r} looks like a file name; pass pathlib.Path({stripped!r}) to read a file",
                              argument="content", value=stripped, recovery="Pass pathlib.Path(...) for a file, or the text itself.")
-        return content.encode("utf-8"), None, None
+        limits.check_upload_bytes(len(content))
+        try:
+            return content.encode("utf-8"), None, None
+        except UnicodeEncodeError as exc:  # lone surrogates from a broken paste
+            raise InputError(f"the text holds characters that are not valid Unicode ({exc.reason} at position "
+                             f"{exc.start})", argument="content", recovery="Paste or save the table again as UTF-8.") from None
     raise InputError.bad_value("content", type(content).__name__, "bytes, str (the text), pathlib.Path or pandas.DataFrame")
 
 
@@ -127,6 +131,23 @@ def _monthly_gaps(index: pd.DatetimeIndex) -> dict[str, Any]:
         a, b = months[i] + 1, months[i + 1] - 1
         runs.append({"start": f"{a // 12}-{a % 12 + 1:02d}", "end": f"{b // 12}-{b % 12 + 1:02d}", "steps": int(b - a + 1)})
     return {"n_missing": int(sum(r["steps"] for r in runs)), "n_gaps": len(runs), "gaps": runs[:50]}
+
+
+# The least value each variable can physically take (a negative discharge or rainfall is a code or a typo).
+PHYSICAL_MINIMUM = {"discharge": 0.0, "precipitation": 0.0, "potential_evapotranspiration": 0.0,
+                    "evapotranspiration": 0.0, "snow_depth": 0.0, "annual_max_discharge": 0.0}
+
+
+def _physical_check(variable: str | None, label: str, values: pd.Series) -> None:
+    low = PHYSICAL_MINIMUM.get(variable or "")
+    if low is None:
+        return
+    bad = values[values < low]
+    if len(bad):
+        dates = ", ".join(str(d.date()) for d in bad.index[:5]) + (f" and {len(bad) - 5} more" if len(bad) > 5 else "")
+        raise InputError(f"column {label!r} ({variable}) holds {len(bad)} value(s) below {low:g}, which a {variable} "
+                         f"cannot take, dated {dates} (first {bad.iloc[0]:g})", argument=label, value=float(bad.iloc[0]),
+                         recovery="Write missing values (-9999 and the like) as empty cells or NA, and fix typos.")
 
 
 def ingest(name: str, content: bytes | str | pathlib.Path | pd.DataFrame, *, value_column: str | int | None = None,
@@ -199,6 +220,7 @@ def ingest(name: str, content: bytes | str | pathlib.Path | pd.DataFrame, *, val
                              "\"discharge (m3/s)\", \"peak_cfs\" (annual peaks), \"precipitation [mm]\", "
                              "\"level_m\" with a groundwater question, \"gwl_m\" or \"depth_to_water_m\"")
         values = pd.Series(col_values, index=parsed.index, dtype=float)
+        _physical_check(col_var, col.label, values)
         observed = values.dropna()
         gaps = _monthly_gaps(observed.index) if resolution == "monthly" else list_gaps(observed.index, resolution)
         gaps["n_empty_cells"] = int(values.isna().sum())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, Iterable, Mapping, Sequence
 
 __all__ = ["table_markdown", "render_markdown", "plan_markdown", "SECTION_ORDER"]
@@ -13,7 +14,7 @@ SECTION_ORDER = ("summary", "problem", "site_data", "methodology", "results", "l
 def _cell(x: Any) -> str:
     if x is None:
         return ""
-    return str(x).replace("|", "\\|").replace("\n", " ")
+    return re.sub(r"(?<!\\)\|", r"\\|", str(x)).replace("\n", " ")  # a pipe md_inline escaped stays escaped once
 
 
 def table_markdown(columns: Sequence[str], rows: Iterable[Sequence[Any]], caption: str | None = None) -> str:
@@ -32,10 +33,13 @@ def _section_md(sec: Mapping[str, Any], level: int = 2) -> str:
     out = [f"{'#' * level} {sec['title']}", ""]
     if sec.get("text"):
         out += [sec["text"].rstrip(), ""]
+    for f in sec.get("figures", []) or []:
+        label = str(f.get("caption") or "")
+        if f.get("number") and not label.lower().startswith("figure"):
+            label = f"Figure {f['number']}. {label}"
+        out += [f"![{label}]({f.get('name')})", "", f"*{label}*", ""]
     for t in sec.get("tables", []) or []:
         out += [table_markdown(t["columns"], t["rows"], t.get("caption")), ""]
-    for f in sec.get("figures", []) or []:
-        out += [f"![{f.get('caption', '')}]({f.get('name')})", "", f"*{f.get('caption', '')}*", ""]
     for sub in sec.get("subsections", []) or []:
         out += [_section_md(sub, level + 1)]
     return "\n".join(out).rstrip() + "\n"

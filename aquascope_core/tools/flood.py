@@ -120,6 +120,8 @@ def annual_maximum_series(source: str, station_id: str, variable: str = "annual_
         "period": {"start": min(years), "end": max(years)} if years else None,
         "largest": {"value": values[k], "year": years[k]} if k is not None else None,
         "note": s.attrs.get("note"),
+        # the years whose peak is historical information (outside the systematic record), when the record says so
+        "historical_years": sorted(int(y) for y in s.attrs.get("historical_years") or [] if int(y) in set(years)),
     }
     if values:
         payload["summary"] = (f"{len(values)} annual maxima of {desc.get('name') or station_id}, {min(years)}-{max(years)}, "

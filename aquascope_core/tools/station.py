@@ -7,6 +7,7 @@ from typing import Any, Sequence
 from aquascope_core.result import finish
 from aquascope_core.toolspec import ToolSpec
 from aquascope_core.tools.context import DataContext, provenance_rows, resolve, station_fields
+from aquascope_core.tools.plotdata import plot_series
 
 __all__ = ["station_record", "annual_maxima", "SPECS", "STATION_ARGS"]
 
@@ -44,6 +45,7 @@ def station_record(source: str, station_id: str, variable: str = "discharge", st
         "statistics": {"mean": float(values.mean()), "min": float(values.min()), "max": float(values.max()),
                        "median": float(values.median())},
         "record_by_year": [{"year": int(y), "n_values": int(n)} for y, n in by_year.items()],
+        "plot": plot_series(s),
         "summary": (f"{desc.get('name') or station_id}: {values.size:,} {resolution} values of {variable} "
                     f"({s.attrs.get('unit')}) from {first.date()} to {last.date()}"),
     }

@@ -193,7 +193,7 @@ def test_garbage_errors_and_timeouts_fall_back_to_keyless_with_a_note(failure):
     assert r.run.ok and r.study.plan["author"] == "playbook"
     assert r.answer == keyless.answer  # the keyless crew's answer, number for number
     appendix = next(s for s in r.report["sections"] if s["id"] == "appendix")["text"]
-    assert "ran keyless: the model could not be used" in appendix
+    assert "**Model fallback.**" in appendix and "- consultant:" in appendix
     assert set(fb["role"] for fb in r.workspace["request"]["model_fallbacks"]) >= {"consultant", "methodologist"}
 
 

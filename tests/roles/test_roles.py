@@ -126,12 +126,13 @@ def test_declined_study_gets_a_short_report(tmp_path):
     assert ws.status == "declined" and "No discharge record" in ws.brief["declined_reason"]
     author(ws, store=ArtifactStore(tmp_path))
     assert ws.status == "declined" and ws.report["declined"]
-    assert [a["name"] for a in ws.artifacts] == ["report.md", "study.yaml", "workspace.json"]
+    names = [a["name"] for a in ws.artifacts]
+    assert names == ["report.md", "report.html", "report.docx", "study.yaml", "workspace.json"]
     # the study file of a decline: the question, the site, what was found and the decline, which replays
     from aquascope_core.declines import replay_decline
     from aquascope_core.study import Study
 
-    study = Study.from_yaml(ArtifactStore(tmp_path).get(ws.artifacts[1]).decode())
+    study = Study.from_yaml(ArtifactStore(tmp_path).get(ws.artifacts[names.index("study.yaml")]).decode())
     assert study.steps == [] and study.plan["declined"] and study.plan["declined_by"] == "playbook"
     assert study.problem["site"] == {"lat": 30.0, "lon": -40.0} and study.plan["playbook"] == "flood_risk"
     again = replay_decline(study)

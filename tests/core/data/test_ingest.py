@@ -170,9 +170,9 @@ def test_value_column_and_date_column_by_name():
     assert err.value.argument == "value_column"
 
 
-def test_unsorted_rows_are_sorted_with_a_warning():
-    d = _ok("order", b"date,Q (m3/s)\n2020-01-03,3\n2020-01-01,1\n2020-01-02,2\n")
-    assert d["series"]["Q (m3/s)"].tolist() == [1.0, 2.0, 3.0] and any("sorted" in w for w in d["warnings"])
+def test_dates_that_do_not_increase_are_refused_with_the_rows_named_never_reordered():
+    with pytest.raises(InputError, match=r"do not increase: 1 row\(s\).*line\(s\) 3, first 2020-01-01 after 2020-01-03"):
+        ingest("order", b"date,Q (m3/s)\n2020-01-03,3\n2020-01-01,1\n2020-01-02,2\n")
 
 
 def test_nothing_crashes_on_noise():

@@ -1,0 +1,150 @@
+"""Figures, PNG and SVG, each with a numbered caption, drawn from the step payloads of a run.
+
+    FIGURE_KINDS                      kind -> FigureMaker (every kind that can be drawn)
+    draw(kind, payload, number=3)     one figure: {id, kind, number, caption, step, png, svg}
+    figures_for_study(study, run, inventory=recon)
+                                      every figure the plan's step outputs name, in report order, the site map
+                                      first; a figure whose payload lacks what it needs is skipped with the reason
+
+The makers live by family (figures_flood, figures_flow, figures_drought, figures_climate, figures_supply,
+figures_quality, figures_regional, figures_site); they read the payloads only and never recompute a method.
+matplotlib is imported inside the drawing functions only.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any, Mapping
+
+from aquascope_core.deliverables import (figures_climate, figures_drought, figures_flood, figures_flow,
+                                         figures_quality, figures_regional, figures_site, figures_supply)
+from aquascope_core.deliverables.figures_base import FigureDataMissing, FigureMaker
+from aquascope_core.errors import InputError
+
+__all__ = ["FIGURE_KINDS", "FigureMaker", "FigureDataMissing", "draw", "figures_for_study", "figure_outputs",
+           "SITE_MAP"]
+
+log = logging.getLogger(__name__)
+
+SITE_MAP = "site_map"
+
+FIGURE_KINDS: dict[str, FigureMaker] = {}
+for _family in (figures_site, figures_flow, figures_flood, figures_drought, figures_climate, figures_regional,
+                figures_supply, figures_quality):
+    for _m in _family.MAKERS:
+        if _m.kind in FIGURE_KINDS:
+            raise RuntimeError(f"figure kind {_m.kind!r} is defined twice")
+        FIGURE_KINDS[_m.kind] = _m
+
+
+def _caption(number: int, text: str, note: str) -> str:
+    text = (text or "").strip().rstrip(".")
+    note = (note or "").strip()
+    out = f"Figure {number}. {text}."
+    if note:
+        out += " " + note.rstrip(".") + "."
+    return out
+
+
+def draw(kind: str, payload: Mapping[str, Any] | None, *, number: int, caption: str | None = None,
+         context: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Draw one figure of ``kind`` from ``payload``.
+
+    ``context`` may hold ``step`` (its id), ``arguments`` (the step's resolved arguments), ``params`` (the
+    study's problem parameters, e.g. the design return period) and ``inventory`` (the site reconnaissance).
+    Raises :class:`FigureDataMissing` when the payload lacks what the figure needs (nothing is drawn) and
+    :class:`InputError` for an unknown kind or a bad number.
+    """
+    maker = FIGURE_KINDS.get(kind)
+    if maker is None:
+        raise InputError.bad_value("kind", kind, "a figure kind, one of " + ", ".join(sorted(FIGURE_KINDS)))
+    if isinstance(number, bool) or not isinstance(number, int) or number < 1:
+        raise InputError.bad_value("number", number, "a positive whole number (the figure's place in the report)")
+    if not isinstance(payload, Mapping):
+        raise FigureDataMissing(f"the {kind} figure needs a payload (a mapping), got {type(payload).__name__}",
+                                argument="payload", value=None)
+    from aquascope_core.deliverables.style import house_style, save
+
+    ctx = dict(context or {})
+    with house_style():
+        fig, note = maker(payload, ctx)
+        png, svg = save(fig)
+    return {
+        "id": f"fig-{number}-{kind}",
+        "kind": kind,
+        "number": number,
+        "caption": _caption(number, caption or maker.title, note),
+        "step": ctx.get("step"),
+        "png": png,
+        "svg": svg,
+    }
+
+
+def figure_outputs(step: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The figure entries of a study step's ``outputs``."""
+    return [o for o in (step.get("outputs") or []) if isinstance(o, Mapping) and o.get("kind") == "figure"]
+
+
+def _results(run: Any) -> Mapping[str, Any]:
+    if hasattr(run, "to_dict"):
+        run = run.to_dict()
+    if not isinstance(run, Mapping):
+        raise InputError.bad_value("run", type(run).__name__, "a run dict (StudyRun.to_dict()) with 'results'")
+    res = run.get("results")
+    return res if isinstance(res, Mapping) else {}
+
+
+def figures_for_study(study: Mapping[str, Any], run: Mapping[str, Any], *, inventory: Mapping[str, Any] | None = None,
+                      skipped: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+    """Every figure the plan names, drawn from the run, numbered in report order (the site map first).
+
+    ``study`` is a study dict (version 3: ``steps[i].outputs``), ``run`` a run dict (or a StudyRun) and
+    ``inventory`` the site reconnaissance (``point`` and ``stations``) the site map is drawn from. A figure
+    that cannot be drawn (its step not established, its payload lacking the series it needs) is left out,
+    logged, and, when ``skipped`` is a list, recorded there as ``{kind, step, reason}``.
+    """
+    if hasattr(study, "to_dict"):
+        study = study.to_dict()
+    if not isinstance(study, Mapping):
+        raise InputError.bad_value("study", type(study).__name__, "a study dict (Study.to_dict())")
+    results = _results(run)
+    params = dict((study.get("problem") or {}).get("params") or {})
+    out: list[dict[str, Any]] = []
+    started = time.perf_counter()
+
+    def skip(kind: str, step: str | None, reason: str) -> None:
+        log.info("figure %s of step %s skipped: %s", kind, step, reason)
+        if skipped is not None:
+            skipped.append({"kind": kind, "step": step, "reason": reason})
+
+    def attempt(kind: str, payload: Any, caption: str | None, ctx: dict[str, Any]) -> None:
+        try:
+            out.append(draw(kind, payload, number=len(out) + 1, caption=caption, context=ctx))
+        except FigureDataMissing as exc:
+            skip(kind, ctx.get("step"), exc.message)
+        except InputError as exc:
+            skip(kind, ctx.get("step"), exc.message)
+
+    if inventory:
+        attempt(SITE_MAP, inventory, None, {"step": None, "params": params, "inventory": inventory,
+                                            "study": study})
+    for step in study.get("steps") or []:
+        if not isinstance(step, Mapping):
+            continue
+        sid = step.get("id")
+        for output in figure_outputs(step):
+            kind = str(output.get("id") or "")
+            res = results.get(sid)
+            if not isinstance(res, Mapping):
+                skip(kind, sid, f"step {sid} has no result in the run")
+                continue
+            if res.get("status") != "ok":
+                why = res.get("failed_reason") or res.get("status")
+                skip(kind, sid, f"step {sid} was not established ({why})")
+                continue
+            ctx = {"step": sid, "tool": res.get("tool"), "arguments": res.get("arguments") or {}, "params": params,
+                   "inventory": inventory or {}}
+            attempt(kind, res.get("payload"), output.get("caption"), ctx)
+    log.debug("%d figures drawn in %.2f s", len(out), time.perf_counter() - started)
+    return out

@@ -1,0 +1,168 @@
+"""What every figure maker shares: the maker record, the "payload lacks it" signal, small readers and axes.
+
+A maker is a function ``make(payload, context) -> (figure, note)`` called inside the house style; it reads
+only the payload (and the context: the step's resolved arguments, the study's parameters, the inventory), never
+recomputes a method, and raises :class:`FigureDataMissing` naming what is missing before it draws anything.
+``note`` (or ``""``) is a sentence the caption carries after the maker's title: the station, the period, the
+plotting position.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping, Sequence
+
+from aquascope_core.errors import InsufficientDataError
+
+__all__ = ["FigureMaker", "FigureDataMissing", "need", "numbers", "finite_pairs", "station_label", "unit_label",
+           "year_span", "gumbel_reduced", "plain_log", "set_return_period_axis", "legend_outside", "month_labels",
+           "design_return_period", "MONTHS"]
+
+MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+Make = Callable[[Mapping[str, Any], Mapping[str, Any]], tuple[Any, str]]
+
+
+class FigureDataMissing(InsufficientDataError):
+    """The payload lacks what a figure needs: the figure is skipped with this reason, never drawn empty."""
+
+    default_recovery = "Run the step again with a version of its tool that returns this field, or drop the figure."
+
+
+@dataclass(frozen=True)
+class FigureMaker:
+    kind: str
+    title: str          # the caption's first sentence when the plan gives none
+    make: Make
+    family: str = ""
+
+    def __call__(self, payload: Mapping[str, Any], context: Mapping[str, Any]) -> tuple[Any, str]:
+        return self.make(payload, context)
+
+
+def need(payload: Mapping[str, Any] | None, *paths: str, kind: str = "figure") -> list[Any]:
+    """The values at dotted ``paths`` in ``payload``; :class:`FigureDataMissing` names the first one absent/empty."""
+    out = []
+    for path in paths:
+        cur: Any = payload
+        for part in path.split("."):
+            if isinstance(cur, Mapping) and part in cur:
+                cur = cur[part]
+            elif isinstance(cur, list) and part.isdigit() and int(part) < len(cur):
+                cur = cur[int(part)]
+            else:
+                cur = None
+                break
+        if cur is None or (isinstance(cur, (list, tuple, dict, str)) and len(cur) == 0):
+            raise FigureDataMissing(f"the {kind} figure needs {path!r} in the step's payload, which lacks it",
+                                    argument=path, value=None)
+        out.append(cur)
+    return out
+
+
+def numbers(values: Sequence[Any]) -> list[float]:
+    """Floats, with None and non-numbers as NaN (so gaps stay gaps)."""
+    out = []
+    for v in values:
+        try:
+            f = float(v)
+        except (TypeError, ValueError):
+            f = math.nan
+        out.append(f)
+    return out
+
+
+def finite_pairs(xs: Sequence[Any], ys: Sequence[Any]) -> tuple[list[Any], list[float]]:
+    px, py = [], []
+    for x, y in zip(xs, numbers(ys)):
+        if math.isfinite(y):
+            px.append(x)
+            py.append(y)
+    return px, py
+
+
+def station_label(payload: Mapping[str, Any]) -> str:
+    """'Flat Brook near Flatbrookville NJ (USGS 01440000)' from the payload's station block, or ''."""
+    st = payload.get("station") if isinstance(payload, Mapping) else None
+    if not isinstance(st, Mapping):
+        return ""
+    name = st.get("name") or st.get("station_id") or ""
+    sid = st.get("station_id")
+    src = str(st.get("source") or "").upper()
+    if sid and sid != name:
+        return f"{name} ({src + ' ' if src and src != 'UPLOAD' else ''}{sid})"
+    return str(name)
+
+
+def unit_label(unit: Any, quantity: str = "") -> str:
+    u = str(unit or "").strip()
+    pretty = {"m3/s": "m³/s", "ft3/s": "ft³/s", "km2": "km²", "hm3": "hm³", "m3": "m³", "degC": "°C",
+              "mm/d": "mm/day"}.get(u, u)
+    if quantity:
+        return f"{quantity} ({pretty})" if pretty else quantity
+    return pretty
+
+
+def year_span(years: Sequence[Any]) -> str:
+    ys = [int(y) for y in years if y is not None]
+    return f"{min(ys)}-{max(ys)}" if ys else ""
+
+
+def gumbel_reduced(T: Any) -> Any:
+    """The Gumbel reduced variate -ln(-ln(1 - 1/T)) of return period(s) T (numpy in, numpy out)."""
+    import numpy as np
+
+    T = np.asarray(T, dtype=float)
+    return -np.log(-np.log(1.0 - 1.0 / T))
+
+
+def set_return_period_axis(ax: Any, t_max: float, t_min: float = 1.01) -> None:
+    """A Gumbel-scaled x axis labelled in return periods (years) and annual exceedance probability on top."""
+    ticks = [t for t in (1.25, 2, 5, 10, 25, 50, 100, 200, 500, 1000, 10000) if t_min <= t <= t_max * 1.05]
+    ax.set_xticks(list(gumbel_reduced(ticks)))
+    ax.set_xticklabels([f"{t:g}" for t in ticks])
+    ax.set_xlim(float(gumbel_reduced(t_min)), float(gumbel_reduced(t_max * 1.1)))
+    ax.set_xlabel("Return period (years), Gumbel scale")
+    top = ax.secondary_xaxis("top")
+    top.set_xticks(list(gumbel_reduced(ticks)))
+    top.set_xticklabels([f"{100.0 / t:.3g}" for t in ticks])
+    top.set_xlabel("Annual exceedance probability (%)")
+    top.tick_params(labelsize=7)
+
+
+def plain_log(ax: Any, axis: str = "y") -> None:
+    """A log scale on ``axis`` labelled 0.1, 1, 10, 200 (not 10^-1, 2 x 10^2)."""
+    from matplotlib.ticker import FuncFormatter, LogLocator
+
+    fmt = FuncFormatter(lambda v, _pos: f"{v:,.10g}" if v >= 1 else f"{v:.3g}")
+    target = ax.yaxis if axis == "y" else ax.xaxis
+    (ax.set_yscale if axis == "y" else ax.set_xscale)("log")
+    target.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    target.set_major_formatter(fmt)
+    target.set_minor_formatter(FuncFormatter(lambda v, _pos: ""))
+
+
+def legend_outside(ax: Any, *, ncol: int | None = None, **kw: Any) -> None:
+    """A legend below the axes (never over the data); no-op when nothing is labelled."""
+    handles, labels = ax.get_legend_handles_labels()
+    if not handles:
+        return
+    ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=ncol or min(3, len(handles)),
+              **kw)
+
+
+def month_labels(ax: Any, months: Sequence[int] = tuple(range(1, 13))) -> None:
+    ax.set_xticks(list(months))
+    ax.set_xticklabels([MONTHS[(m - 1) % 12] for m in months])
+    ax.set_xlabel("Month")
+
+
+def design_return_period(context: Mapping[str, Any]) -> float | None:
+    """The return period the study asks for (its parameters), if any."""
+    params = context.get("params") or {}
+    for key in ("return_period", "design_return_period"):
+        v = params.get(key)
+        if isinstance(v, (int, float)) and v > 1:
+            return float(v)
+    return None

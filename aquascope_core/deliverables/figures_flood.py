@@ -1,0 +1,277 @@
+"""Flood figures: annual maxima (with the trend line when tested), the frequency curve, the L-moment ratio diagram,
+and a series with its Sen's slope (any trend test)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Mapping, Sequence
+
+from aquascope_core.deliverables.figures_base import (FigureDataMissing, FigureMaker, design_return_period,
+                                                      gumbel_reduced, legend_outside, need, numbers, plain_log,
+                                                      set_return_period_axis, station_label, unit_label, year_span)
+from aquascope_core.deliverables.style import colour
+
+__all__ = ["MAKERS", "plotting_positions", "observed_maxima"]
+
+PLOTTING_A = 0.4  # Cunnane (1978): nearly unbiased quantiles for most distributions
+
+
+def plotting_positions(values: Sequence[float], *, record_years: int | None = None,
+                       threshold: float | None = None, a: float = PLOTTING_A) -> list[tuple[float, float]]:
+    """(value, annual exceedance probability) of each observed maximum, largest first.
+
+    Without historical information: ``(i - a) / (n + 1 - 2a)``. With a historical period of ``record_years``
+    and a perception ``threshold`` above which every flood is known, the peaks above it are ranked over the
+    whole period and the rest within the remaining probability (Hirsch & Stedinger 1987).
+    """
+    vals = sorted((v for v in values if math.isfinite(v)), reverse=True)
+    n = len(vals)
+    if not record_years or threshold is None or record_years <= n:
+        return [(v, (i + 1 - a) / (n + 1 - 2 * a)) for i, v in enumerate(vals)]
+    above = [v for v in vals if v >= threshold]
+    below = [v for v in vals if v < threshold]
+    k, h = len(above), float(record_years)
+    share = k / h
+    out = [(v, (i + 1 - a) / (h + 1 - 2 * a)) for i, v in enumerate(above)]
+    m = len(below)
+    out += [(v, share + (1 - share) * (j + 1 - a) / (m + 1 - 2 * a)) for j, v in enumerate(below)]
+    return out
+
+
+def observed_maxima(payload: Mapping[str, Any], context: Mapping[str, Any]) -> tuple[list[float], list[float], str]:
+    """(values, years, note) of the sample a frequency analysis fitted: the payload's own systematic and
+    historical peaks (Bulletin 17C), else the values the step was given (its resolved arguments)."""
+    sysm = payload.get("systematic") or {}
+    if sysm.get("values"):
+        return numbers(sysm["values"]), list(sysm.get("years") or []), "systematic"
+    args = context.get("arguments") or {}
+    vals = args.get("values")
+    if isinstance(vals, list) and vals:
+        return numbers(vals), list(args.get("times") or args.get("years") or []), "fitted"
+    raise FigureDataMissing("the frequency curve needs the observed maxima: neither the payload's 'systematic' "
+                            "peaks nor the step's 'values' argument are in the run", argument="values")
+
+
+def _trend_line(ax: Any, trend: Mapping[str, Any], xs: Sequence[float]) -> str:
+    slope, icpt = trend.get("sen_slope"), trend.get("sen_intercept")
+    if not isinstance(slope, (int, float)) or not isinstance(icpt, (int, float)):
+        return ""
+    x0, x1 = min(xs), max(xs)
+    word = trend.get("trend") or ("significant" if trend.get("significant") else "not significant")
+    p = trend.get("p_value")
+    ptxt = f", p = {p:.3g}" if isinstance(p, (int, float)) else ""
+    ax.plot([x0, x1], [icpt + slope * x0, icpt + slope * x1], color=colour("vermilion"), linestyle="--",
+            linewidth=1.3, label=f"Sen's slope {slope:.3g} {trend.get('slope_unit') or ''} (Mann-Kendall: {word}{ptxt})")
+    return f"the dashed line is Sen's slope (Mann-Kendall: {word}{ptxt})"
+
+
+def annual_maxima(payload: Mapping[str, Any], context: Mapping[str, Any]) -> tuple[Any, str]:
+    from aquascope_core.deliverables.style import new_figure
+
+    (values,) = need(payload, "values", kind="annual maxima")
+    years = payload.get("water_years") or payload.get("years")
+    if not years or len(years) != len(values):
+        raise FigureDataMissing("the annual maxima figure needs the year of each maximum ('water_years' or "
+                                "'years', as many as 'values')", argument="water_years")
+    ys = numbers(values)
+    fig, ax = new_figure()
+    hist_years = {int(h["year"]) for h in ((payload.get("historical") or {}).get("peaks") or []) if "year" in h}
+    hist_years |= {int(y) for y in payload.get("historical_years") or []}
+    sx = [y for y, v in zip(years, ys) if int(y) not in hist_years]
+    sy = [v for y, v in zip(years, ys) if int(y) not in hist_years]
+    ax.vlines(sx, 0, sy, color=colour("sky"), linewidth=1.6)
+    ax.plot(sx, sy, "o", color=colour("blue"), markersize=3.5, label="annual maximum")
+    if hist_years:
+        hx = [y for y in years if int(y) in hist_years]
+        hy = [v for y, v in zip(years, ys) if int(y) in hist_years]
+        ax.vlines(hx, 0, hy, color=colour("orange"), linewidth=1.6)
+        ax.plot(hx, hy, "s", color=colour("vermilion"), markersize=4.5, label="historical peak")
+    trend = context.get("trend") or {}
+    tnote = _trend_line(ax, trend, [float(y) for y in years]) if trend else ""
+    basis = payload.get("label") or payload.get("basis") or ""
+    ax.set_ylabel(unit_label(payload.get("unit"), "Annual maximum discharge"))
+    ax.set_xlabel("Water year" if payload.get("water_years") else "Year")
+    ax.set_ylim(bottom=0)
+    legend_outside(ax)
+    parts = [station_label(payload), year_span(years), f"{len(values)} years"]
+    note = ", ".join(p for p in parts if p)
+    if basis:
+        note += f"; {basis}"
+    if tnote:
+        note += f"; {tnote}"
+    return fig, note
+
+
+def _rl_at(fit: Mapping[str, Any], rps: Sequence[float], T: float) -> float | None:
+    rls = numbers(fit.get("return_levels") or [])
+    for t, v in zip(rps, rls):
+        if abs(float(t) - T) < 1e-9 and math.isfinite(v):
+            return v
+    return None
+
+
+_SHORT = {"gev": "GEV", "lp3": "LP3", "gumbel": "Gumbel", "glo": "GLO", "pe3": "PE3", "gpa": "GPA", "gno": "GNO",
+          "lognormal": "lognormal", "ln3": "LN3", "weibull": "Weibull"}
+_ESTIMATOR = {"gev_lmoments": "L-moments", "lp3_moments": "moments of log10", "lp3_ema": "Bulletin 17C EMA",
+              "gumbel_lmoments": "L-moments", "glo_lmoments": "L-moments", "pe3_lmoments": "L-moments",
+              "gev_mle": "maximum likelihood", "gumbel_mle": "maximum likelihood"}
+
+
+def _fit_label(name: str, fit: Mapping[str, Any]) -> str:
+    dist = str(fit.get("distribution") or name.split("_")[0])
+    est = _ESTIMATOR.get(name) or str(fit.get("estimator") or "").split("(")[0].split(",")[0].strip()
+    return f"{_SHORT.get(dist, dist)} ({est})" if est else _SHORT.get(dist, dist)
+
+
+def frequency_curve(payload: Mapping[str, Any], context: Mapping[str, Any]) -> tuple[Any, str]:
+    import numpy as np
+
+    from aquascope_core.deliverables.style import new_figure
+
+    rps, fits = need(payload, "return_periods", "fits", kind="frequency curve")
+    rps = [float(t) for t in rps]
+    good = {k: f for k, f in fits.items() if isinstance(f, Mapping) and f.get("ok", True)
+            and len(f.get("return_levels") or []) == len(rps)}
+    if not good:
+        raise FigureDataMissing("the frequency curve needs at least one fit with return levels; none succeeded",
+                                argument="fits")
+    values, _years, _src = observed_maxima(payload, context)
+    hist = payload.get("historical") or {}
+    peaks = [(float(h["value"]), int(h["year"])) for h in (hist.get("peaks") or []) if h.get("value") is not None]
+    thresholds = [t for t in (hist.get("perception_thresholds") or []) if (t.get("lower") or 0) > 0]
+    record_years = payload.get("record_years") if peaks else None
+    threshold = min(float(t["lower"]) for t in thresholds) if thresholds else None
+    sample = values + [v for v, _ in peaks]
+    pos = plotting_positions(sample, record_years=record_years, threshold=threshold)
+    hist_vals = {v for v, _ in peaks}
+    unit = payload.get("unit")
+    fig, ax = new_figure(height=4.2)
+    x = gumbel_reduced(rps)
+    for i, (name, fit) in enumerate(good.items()):
+        c = colour(i)
+        ax.plot(x, numbers(fit["return_levels"]), color=c, linewidth=1.6, label=_fit_label(name, fit))
+        ci = fit.get("ci") or {}
+        lo, hi = numbers(ci.get("lower") or []), numbers(ci.get("upper") or [])
+        if ci.get("ok", True) and len(lo) == len(rps) == len(hi):
+            conf = ci.get("confidence")
+            short = _fit_label(name, fit).split(" (")[0]
+            ax.fill_between(x, lo, hi, color=c, alpha=0.15, linewidth=0,
+                            label=f"{short} {conf:.0%} confidence band" if isinstance(conf, (int, float))
+                            else f"{short} confidence band")
+            ax.plot(x, lo, color=c, linewidth=0.6, linestyle=":")
+            ax.plot(x, hi, color=c, linewidth=0.6, linestyle=":")
+    obs = [(v, p) for v, p in pos if v not in hist_vals and 0 < p < 1]
+    ax.plot(gumbel_reduced([1 / p for _, p in obs]), [v for v, _ in obs], "o", color="black", markersize=3.2,
+            markerfacecolor="white", markeredgewidth=0.8, label="observed annual maxima", zorder=5)
+    if peaks:
+        hp = [(v, p) for v, p in pos if v in hist_vals and 0 < p < 1]
+        ax.plot(gumbel_reduced([1 / p for _, p in hp]), [v for v, _ in hp], "s", color=colour("vermilion"),
+                markersize=5, label="historical peaks", zorder=6)
+    for t in thresholds:
+        ax.axhline(float(t["lower"]), color=colour("grey"), linestyle="-.", linewidth=0.9,
+                   label=f"perception threshold {t['lower']:,.0f} ({t.get('start')}-{t.get('end')})")
+    T = design_return_period(context)
+    t_max = max(rps)
+    if T is not None and min(rps) <= T <= t_max:
+        ax.axvline(float(gumbel_reduced(T)), color=colour("grey"), linestyle="--", linewidth=0.9)
+        for i, fit in enumerate(good.values()):
+            v = _rl_at(fit, rps, T)
+            if v is not None:
+                ax.plot([float(gumbel_reduced(T))], [v], "D", color=colour(i), markersize=5, zorder=7,
+                        markeredgecolor="black", markeredgewidth=0.5)
+        ax.annotate(f"{T:g}-year", xy=(float(gumbel_reduced(T)), 1.0), xycoords=("data", "axes fraction"),
+                    xytext=(3, -10), textcoords="offset points", fontsize=8, color="#404040")
+    all_y = [v for f in good.values() for v in numbers((f.get("ci") or {}).get("upper") or f["return_levels"])] + sample
+    finite = [v for v in all_y if math.isfinite(v) and v > 0]
+    if finite and max(finite) / min(finite) > 20:
+        plain_log(ax)
+    set_return_period_axis(ax, t_max)
+    ax.set_ylabel(unit_label(unit, "Peak discharge"))
+    legend_outside(ax, ncol=2)
+    pp = ("Hirsch-Stedinger plotting positions for the historical record" if record_years
+          else "Cunnane plotting positions")
+    note = ", ".join(p for p in (station_label(payload), f"{len(values)} annual maxima") if p)
+    note += f"; observed maxima at {pp} (a = {PLOTTING_A})"
+    if T is not None:
+        note += f"; the dashed line marks the {T:g}-year design return period"
+    del np
+    return fig, note
+
+
+# L-moment ratio curves: tau4 as a function of tau3 for the three-parameter distributions.
+def _curve(name: str, t3: Any) -> Any:
+    import numpy as np
+
+    from aquascope_core.methods.lmoments import tau4_on_curve
+
+    if name == "gpa":
+        return t3 * (1 + 5 * t3) / (5 + t3)
+    if name == "bound":
+        return (5 * t3 * t3 - 1) / 4
+    return np.asarray(tau4_on_curve(name, t3), dtype=float)
+
+
+def lmoment_diagram(payload: Mapping[str, Any], context: Mapping[str, Any]) -> tuple[Any, str]:
+    import numpy as np
+
+    from aquascope_core.deliverables.style import new_figure
+
+    lm = payload.get("sample_lmoments") or {}
+    if not isinstance(lm.get("t3"), (int, float)) or not isinstance(lm.get("t4"), (int, float)):
+        raise FigureDataMissing("the L-moment ratio diagram needs the sample's L-skewness and L-kurtosis "
+                                "('sample_lmoments.t3' and '.t4')", argument="sample_lmoments")
+    t3s, t4s = float(lm["t3"]), float(lm["t4"])
+    fig, ax = new_figure(height=4.0, width=5.2)
+    t = np.linspace(-0.2, 0.6, 161)
+    for i, (name, label) in enumerate((("gev", "GEV"), ("glo", "generalised logistic"),
+                                       ("pe3", "Pearson type III"), ("gpa", "generalised Pareto"))):
+        ax.plot(t, _curve(name, t), color=colour(i), linewidth=1.3, label=label)
+    ax.plot(t, _curve("bound", t), color=colour("grey"), linewidth=0.9, linestyle=":", label="lower bound")
+    ax.plot([0.1699], [0.1504], "^", color="black", markersize=5, label="Gumbel")
+    ax.plot([0.0], [0.1226], "v", color="black", markersize=5, label="normal")
+    ax.plot([t3s], [t4s], "*", color=colour("vermilion"), markersize=13, markeredgecolor="black",
+            markeredgewidth=0.6, label=f"sample (t3 = {t3s:.3f}, t4 = {t4s:.3f})", zorder=6)
+    ax.set_xlim(-0.2, 0.6)
+    ax.set_ylim(-0.1, 0.5)
+    ax.set_xlabel("L-skewness t3 (dimensionless)")
+    ax.set_ylabel("L-kurtosis t4 (dimensionless)")
+    ax.legend(loc="upper left", fontsize=7.5)
+    n = payload.get("n") or payload.get("n_years")
+    note = "the sample's L-moment ratios against the curves of the candidate distributions"
+    if n:
+        note += f" ({n} annual maxima)"
+    return fig, note
+
+
+def trend(payload: Mapping[str, Any], context: Mapping[str, Any]) -> tuple[Any, str]:
+    from aquascope_core.deliverables.style import new_figure
+
+    (tr,) = need(payload, "trend", kind="trend")
+    args = context.get("arguments") or {}
+    values = args.get("values")
+    times = args.get("times")
+    if not isinstance(values, list) or not values:
+        raise FigureDataMissing("the trend figure needs the tested series (the step's 'values' argument)",
+                                argument="values")
+    ys = numbers(values)
+    if not isinstance(times, list) or len(times) != len(ys):
+        times = list(range(1, len(ys) + 1))
+    try:
+        xs = [float(t) for t in times]
+    except (TypeError, ValueError):
+        xs = [float(i) for i in range(1, len(ys) + 1)]
+    fig, ax = new_figure()
+    ax.plot(xs, ys, "o-", color=colour("blue"), markersize=3, linewidth=0.7, label="tested series")
+    tnote = _trend_line(ax, tr, xs)
+    ax.set_ylabel(unit_label(payload.get("unit") or args.get("unit"), "Value"))
+    ax.set_xlabel("Year" if min(xs) > 1000 else str(tr.get("time_unit") or "Time step").capitalize())
+    legend_outside(ax)
+    return fig, f"{len(ys)} values; {tnote}" if tnote else f"{len(ys)} values"
+
+
+MAKERS = [
+    FigureMaker("annual_maxima", "Annual maxima", annual_maxima, "flood"),
+    FigureMaker("frequency_curve", "Flood frequency curve", frequency_curve, "flood"),
+    FigureMaker("lmoment_diagram", "L-moment ratio diagram", lmoment_diagram, "flood"),
+    FigureMaker("trend", "Series with Sen's slope", trend, "flood"),
+]

@@ -1,0 +1,7 @@
+"""quality figures."""
+
+from __future__ import annotations
+
+__all__ = ["MAKERS"]
+
+MAKERS: list = []

@@ -1,0 +1,177 @@
+"""The report as one self-contained HTML file: figures inline, print-friendly.
+
+Sections in the order the report dict lists them (the Author's contract order); each figure is
+embedded as a data URI (PNG, or SVG when no PNG is at hand) so the file travels alone; the CSS
+is written for the screen and for a browser's print-to-PDF (A4 margins, no figure or table row
+split across pages, table headers repeated). Every piece of text goes through ``html.escape``:
+what a user typed never becomes markup.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+from typing import Any, Callable, Mapping, Sequence
+
+from aquascope_core.deliverables.blocks import blocks
+
+__all__ = ["render_html", "figure_label", "table_label"]
+
+CSS = """
+:root { --ink: #1a1a1a; --rule: #b8b8b8; --soft: #f3f3f3; --accent: #0b5394; }
+html, body, h1, h2, h3, h4, p, li, td, th, caption, .caption {
+  font-family: "DejaVu Sans", "Liberation Sans", Arial, sans-serif; color: var(--ink); }
+html { font-size: 10.5pt; }
+body { line-height: 1.42; }
+@media screen { body { max-width: 180mm; margin: 12mm auto; } }
+h1 { font-size: 20pt; margin: 0 0 2mm; color: var(--accent); }
+.subtitle { font-size: 11pt; color: #444; margin: 0 0 6mm; }
+h2 { font-size: 14pt; border-bottom: 1px solid var(--rule); padding-bottom: 1mm; margin: 8mm 0 3mm; color: var(--accent); }
+h3 { font-size: 12pt; margin: 6mm 0 2mm; }
+h4 { font-size: 11pt; margin: 4mm 0 2mm; }
+p, li { margin: 0 0 2mm; }
+code, pre { font-family: "DejaVu Sans Mono", "Liberation Mono", monospace; font-size: 9pt; }
+pre { background: var(--soft); padding: 2mm 3mm; white-space: pre-wrap; word-break: break-word; }
+table { border-collapse: collapse; width: 100%; margin: 2mm 0 4mm; font-size: 9pt; }
+caption { caption-side: top; text-align: left; font-weight: bold; padding: 0 0 1mm; }
+th, td { border: 1px solid var(--rule); padding: 1mm 1.5mm; text-align: left; vertical-align: top; }
+th { background: var(--soft); }
+td.num { text-align: right; white-space: nowrap; }
+div.figure { margin: 4mm 0 5mm; }
+div.figure img { max-width: 100%; height: auto; display: block; margin: 0 auto; }
+p.caption { font-size: 9pt; margin-top: 1mm; }
+.notice { border-left: 3px solid #b45f06; padding-left: 3mm; }
+footer { margin-top: 10mm; border-top: 1px solid var(--rule); padding-top: 2mm; font-size: 8.5pt; color: #555; }
+@page { size: A4; margin: 16mm 15mm 18mm; }
+@media print {
+  h2, h3, h4 { break-after: avoid; page-break-after: avoid; }
+  div.figure, tr, pre { break-inside: avoid; page-break-inside: avoid; }
+  thead { display: table-header-group; }
+  a { color: inherit; text-decoration: none; }
+}
+"""
+
+
+def figure_label(ref: Mapping[str, Any]) -> str:
+    """'Figure N. caption' (the caption as the maker gave it when it already says its number)."""
+    cap = str(ref.get("caption") or "").strip()
+    num = ref.get("number")
+    if num is None or cap.lower().startswith("figure"):
+        return cap
+    return f"Figure {num}. {cap}"
+
+
+def table_label(number: int | None, caption: str | None) -> str:
+    cap = str(caption or "").strip()
+    return f"Table {number}. {cap}" if number else cap
+
+
+def _runs_html(runs: Sequence[tuple[str, frozenset]]) -> str:
+    out = []
+    for text, style in runs:
+        t = html.escape(text)
+        if "code" in style:
+            t = f"<code>{t}</code>"
+        if "bold" in style:
+            t = f"<strong>{t}</strong>"
+        if "italic" in style:
+            t = f"<em>{t}</em>"
+        out.append(t)
+    return "".join(out)
+
+
+def text_html(text: str | None) -> str:
+    parts = []
+    for kind, content in blocks(text):
+        if kind == "p":
+            inner = _runs_html(content)
+            cls = ' class="notice"' if inner.startswith("<strong>Notice") else ""
+            parts.append(f"<p{cls}>{inner}</p>")
+        elif kind in ("ul", "ol"):
+            items = "".join(f"<li>{_runs_html(item)}</li>" for item in content)
+            parts.append(f"<{kind}>{items}</{kind}>")
+        elif kind == "code":
+            parts.append(f"<pre>{html.escape(content)}</pre>")
+    return "\n".join(parts)
+
+
+def _is_number(x: Any) -> bool:
+    if isinstance(x, bool):
+        return False
+    if isinstance(x, (int, float)):
+        return True
+    s = str(x).replace(",", "").replace(" %", "").strip()
+    try:
+        float(s)
+        return True
+    except ValueError:
+        return False
+
+
+def table_html(table: Mapping[str, Any], number: int | None = None) -> str:
+    from aquascope_core.deliverables.blocks import plain
+
+    cap = table_label(number, table.get("caption"))
+    head = "".join(f"<th>{html.escape(plain(str(c)))}</th>" for c in table.get("columns") or [])
+    body = []
+    for row in table.get("rows") or []:
+        cells = []
+        for x in row:
+            text = "" if x is None else plain(str(x))
+            cls = ' class="num"' if _is_number(x) else ""
+            cells.append(f"<td{cls}>{html.escape(text)}</td>")
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    caption = f"<caption>{html.escape(cap)}</caption>" if cap else ""
+    # the border attributes are for readers that ignore CSS (an office suite's HTML import); CSS wins elsewhere
+    return f'<table border="1" cellspacing="0" cellpadding="3">{caption}<thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
+
+
+def figure_html(ref: Mapping[str, Any], images: Callable[[str], bytes | None]) -> str:
+    png, svg = images(ref.get("name") or ""), images(ref.get("svg") or "") if ref.get("svg") else None
+    if png is not None and str(ref.get("media_type", "image/png")) == "image/png":
+        src = "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+    elif svg is not None:
+        src = "data:image/svg+xml;base64," + base64.b64encode(svg).decode("ascii")
+    elif png is not None:
+        src = f"data:{ref.get('media_type')};base64," + base64.b64encode(png).decode("ascii")
+    else:
+        return f"<p><em>{html.escape(figure_label(ref))} (the image is not available)</em></p>"
+    label = figure_label(ref)
+    # plain div and p rather than figure/figcaption, and a width in pixels (about the A4 text width), so an office
+    # suite's HTML import lays it out as a browser does
+    return (f'<div class="figure"><img src="{src}" width="640" alt="{html.escape(label, quote=True)}">'
+            f'<p class="caption">{html.escape(label)}</p></div>')
+
+
+def render_html(report: Mapping[str, Any], images: Callable[[str], bytes | None] | Mapping[str, bytes]) -> str:
+    """The report as one HTML document; ``images`` gives a figure's bytes by its file name."""
+    get = images.get if isinstance(images, Mapping) else images
+    counter = {"table": 0}
+
+    def section(sec: Mapping[str, Any], level: int) -> str:
+        out = [f'<section id="{html.escape(str(sec.get("id", "")), quote=True)}">',
+               f"<h{level}>{html.escape(str(sec.get('title', '')))}</h{level}>", text_html(sec.get("text"))]
+        for fig in sec.get("figures") or []:
+            out.append(figure_html(fig, get))
+        for t in sec.get("tables") or []:
+            counter["table"] += 1
+            out.append(table_html(t, counter["table"]))
+        for sub in sec.get("subsections") or []:
+            out.append(section(sub, min(level + 1, 4)))
+        out.append("</section>")
+        return "\n".join(out)
+
+    title = html.escape(str(report.get("title") or "Study report"))
+    parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+             '<meta name="viewport" content="width=device-width, initial-scale=1">', f"<title>{title}</title>",
+             f"<style>{CSS}</style></head><body>", f"<header><h1>{title}</h1>"]
+    if report.get("subtitle"):
+        parts.append(f'<p class="subtitle">{html.escape(str(report["subtitle"]))}</p>')
+    parts.append("</header><main>")
+    parts += [section(s, 2) for s in report.get("sections") or []]
+    parts.append("</main>")
+    footer = (report.get("footer") or {}).get("text")
+    if footer:
+        parts.append(f"<footer>{html.escape(str(footer))}</footer>")
+    parts.append("</body></html>")
+    return "\n".join(parts) + "\n"

@@ -1,0 +1,244 @@
+"""The report as a Word document (python-docx, imported inside :func:`render_docx`).
+
+Layout: a title page (title, site, the study id and date, the answer), then the sections in the
+report dict's order under real ``Heading 1`` / ``Heading 2`` / ``Heading 3`` styles (so Word or
+LibreOffice can generate a table of contents); the Summary opens with the answer and the
+key-numbers table. Figures sit at the text width with a numbered caption; tables have a bold
+header row that repeats on every page, and a table longer than ``max_rows`` shows its first rows
+and points to the workbook sheet holding all of them. The appendix carries the study file
+verbatim. The footer holds the study id and a PAGE field.
+"""
+
+from __future__ import annotations
+
+import io
+from typing import Any, Callable, Mapping, Sequence
+
+from aquascope_core.deliverables.blocks import blocks, plain
+from aquascope_core.deliverables.html import figure_label, table_label
+
+__all__ = ["render_docx", "MAX_ROWS"]
+
+MAX_ROWS = 40
+
+
+def _add_runs(par: Any, runs: Sequence[tuple[str, frozenset]]) -> None:
+    for text, style in runs:
+        r = par.add_run(text)
+        r.bold = "bold" in style or None
+        r.italic = "italic" in style or None
+        if "code" in style:
+            r.font.name = "DejaVu Sans Mono"
+
+
+def _text(doc: Any, text: str | None) -> None:
+    from docx.shared import Pt
+
+    for kind, content in blocks(text):
+        if kind == "p":
+            _add_runs(doc.add_paragraph(), content)
+        elif kind in ("ul", "ol"):
+            style = "List Bullet" if kind == "ul" else "List Number"
+            for item in content:
+                _add_runs(doc.add_paragraph(style=style), item)
+        elif kind == "code":
+            par = doc.add_paragraph()
+            run = par.add_run(content)
+            run.font.name = "DejaVu Sans Mono"
+            run.font.size = Pt(8)
+
+
+def _field(run: Any, instr: str) -> None:
+    """A Word field (PAGE, NUMPAGES) in ``run``: begin, instruction, separate, a placeholder, end."""
+    from docx.oxml import OxmlElement
+    from docx.oxml.ns import qn
+
+    def fld(kind: str) -> Any:
+        el = OxmlElement("w:fldChar")
+        el.set(qn("w:fldCharType"), kind)
+        return el
+
+    instr_el = OxmlElement("w:instrText")
+    instr_el.set(qn("xml:space"), "preserve")
+    instr_el.text = f" {instr} "
+    placeholder = OxmlElement("w:t")
+    placeholder.text = "1"
+    for el in (fld("begin"), instr_el, fld("separate"), placeholder, fld("end")):
+        run._r.append(el)
+
+
+def _repeat_header(row: Any) -> None:
+    from docx.oxml import OxmlElement
+    from docx.oxml.ns import qn
+
+    tr_pr = row._tr.get_or_add_trPr()
+    el = OxmlElement("w:tblHeader")
+    el.set(qn("w:val"), "true")
+    tr_pr.append(el)
+
+
+def _widths(t: Any, cols: Sequence[str], rows: Sequence[Sequence[Any]], width: int) -> None:
+    """Column widths in proportion to what they hold (a long 'Detail' column gets room, a 'Result' little)."""
+    from docx.oxml.ns import qn
+
+    weights = []
+    for j, c in enumerate(cols):
+        longest = max([len(plain(str(r[j]))) for r in rows if j < len(r) and r[j] is not None] or [0])
+        word = max((len(w) for w in str(c).split()), default=4)
+        # a cell's padding and a bold header need about four characters more than the text itself
+        weights.append(max(min(longest, 28), word, 4) + 4)
+    total = sum(weights)
+    t.autofit = False
+    grid = t._tbl.tblGrid.findall(qn("w:gridCol"))
+    for j, w in enumerate(weights):
+        emu = int(width * w / total)
+        if j < len(grid):  # the grid is what LibreOffice lays out by; the cells' widths are Word's
+            grid[j].set(qn("w:w"), str(emu // 635))
+        for cell in t.columns[j].cells:
+            cell.width = emu
+
+
+def _table(doc: Any, table: Mapping[str, Any], number: int, pointer: str | None, max_rows: int, width: int) -> None:
+    from docx.enum.text import WD_ALIGN_PARAGRAPH
+    from docx.shared import Pt
+
+    cols = [plain(str(c)) for c in table.get("columns") or []]
+    rows = list(table.get("rows") or [])
+    if not cols:
+        return
+    cap = doc.add_paragraph(table_label(number, plain(str(table.get("caption") or ""))), style="Caption")
+    cap.paragraph_format.keep_with_next = True
+    shown = rows[:max_rows]
+    t = doc.add_table(rows=1 + len(shown), cols=len(cols))
+    t.style = "Table Grid"
+    for j, c in enumerate(cols):
+        cell = t.rows[0].cells[j]
+        cell.text = ""
+        run = cell.paragraphs[0].add_run(c)
+        run.bold = True
+        run.font.size = Pt(8.5)
+    _repeat_header(t.rows[0])
+    for i, row in enumerate(shown, 1):
+        cells = t.rows[i].cells
+        for j in range(len(cols)):
+            x = row[j] if j < len(row) else ""
+            par = cells[j].paragraphs[0]
+            run = par.add_run("" if x is None else plain(str(x)))
+            run.font.size = Pt(8.5)
+            if isinstance(x, (int, float)) and not isinstance(x, bool):
+                par.alignment = WD_ALIGN_PARAGRAPH.RIGHT
+    _widths(t, cols, shown, width)
+    if len(rows) > max_rows:
+        where = f" ({pointer})" if pointer else ""
+        doc.add_paragraph(f"The first {max_rows} of {len(rows)} rows; all of them are in the workbook{where}.")
+    else:
+        doc.add_paragraph()
+
+
+def _figure(doc: Any, ref: Mapping[str, Any], images: Callable[[str], bytes | None], width: Any) -> None:
+    from docx.enum.text import WD_ALIGN_PARAGRAPH
+
+    data = images(ref.get("name") or "")
+    label = figure_label(ref)
+    if data is None or str(ref.get("media_type", "image/png")) != "image/png":
+        doc.add_paragraph(f"{label} (the image is not available)", style="Caption")
+        return
+    doc.add_picture(io.BytesIO(data), width=width)
+    doc.paragraphs[-1].alignment = WD_ALIGN_PARAGRAPH.CENTER
+    doc.paragraphs[-1].paragraph_format.keep_with_next = True
+    doc.add_paragraph(label, style="Caption")
+
+
+def render_docx(report: Mapping[str, Any], images: Callable[[str], bytes | None] | Mapping[str, bytes], *,
+                study_id: str = "", study_yaml: str | None = None, created: str = "",
+                table_sheets: Mapping[int, str] | None = None, workbook_name: str = "workbook.xlsx",
+                max_rows: int = MAX_ROWS) -> bytes:
+    """The report as .docx bytes; ``images`` gives a figure's PNG by its file name.
+
+    ``table_sheets`` maps a table's running number to the workbook sheet holding it in full (the
+    pointer printed under a capped table).
+    """
+    import docx
+    from docx.enum.text import WD_ALIGN_PARAGRAPH, WD_BREAK
+    from docx.shared import Cm, Pt
+
+    get = images.get if isinstance(images, Mapping) else images
+    doc = docx.Document()
+    sec = doc.sections[0]
+    sec.page_height, sec.page_width = Cm(29.7), Cm(21.0)
+    sec.left_margin = sec.right_margin = Cm(2.0)
+    sec.top_margin, sec.bottom_margin = Cm(2.0), Cm(2.0)
+    width = sec.page_width - sec.left_margin - sec.right_margin
+    normal = doc.styles["Normal"]
+    normal.font.name = "Liberation Sans"
+    normal.font.size = Pt(10)
+
+    # the title page
+    title = str(report.get("title") or "Study report")
+    doc.core_properties.title = title
+    doc.core_properties.subject = plain(str(report.get("answer") or ""))[:250]
+    doc.core_properties.author = "aquascope"
+    for _ in range(6):
+        doc.add_paragraph()
+    doc.add_paragraph(title, style="Title")
+    if report.get("subtitle"):
+        doc.add_paragraph(str(report["subtitle"]), style="Subtitle")
+    meta = doc.add_paragraph()
+    meta.add_run(" · ".join(x for x in (f"Study {study_id}" if study_id else "", created[:10]) if x)).italic = True
+    answer = report.get("answer")
+    if answer:
+        doc.add_paragraph()
+        par = doc.add_paragraph()
+        _add_runs(par, [(t, s | {"bold"}) if not s else (t, s) for t, s in
+                        next((c for k, c in blocks(str(answer)) if k == "p"), [(str(answer), frozenset())])])
+    doc.add_paragraph().add_run().add_break(WD_BREAK.PAGE)
+
+    footer = sec.footer.paragraphs[0]
+    footer.alignment = WD_ALIGN_PARAGRAPH.CENTER
+    footer.add_run(f"{title} · study {study_id} · page " if study_id else f"{title} · page ")
+    _field(footer.add_run(), "PAGE")
+    footer.add_run(" of ")
+    _field(footer.add_run(), "NUMPAGES")
+    for r in footer.runs:
+        r.font.size = Pt(8)
+
+    counter = {"table": 0, "sections": 0}
+
+    def section(s: Mapping[str, Any], level: int) -> None:
+        if level == 1 and counter["sections"] and s.get("id") in ("results", "appendix"):
+            doc.add_paragraph().add_run().add_break(WD_BREAK.PAGE)
+        counter["sections"] += 1
+        doc.add_heading(plain(str(s.get("title") or "")), level=level)
+        _text(doc, s.get("text"))
+        for fig in s.get("figures") or []:
+            _figure(doc, fig, get, width)
+        for t in s.get("tables") or []:
+            counter["table"] += 1
+            sheet = (table_sheets or {}).get(counter["table"])
+            _table(doc, t, counter["table"], f"{workbook_name}, sheet {sheet}" if sheet else workbook_name, max_rows,
+                   width)
+        for sub in s.get("subsections") or []:
+            section(sub, min(level + 1, 3))
+        if s.get("id") == "appendix" and study_yaml:
+            doc.add_heading("The study file (study.yaml)", level=min(level + 1, 3))
+            for chunk in _chunks(study_yaml, 60):
+                par = doc.add_paragraph()
+                par.paragraph_format.space_after = Pt(0)
+                run = par.add_run(chunk)
+                run.font.name = "DejaVu Sans Mono"
+                run.font.size = Pt(7)
+
+    for s in report.get("sections") or []:
+        section(s, 1)
+    foot = (report.get("footer") or {}).get("text")
+    if foot:
+        p = doc.add_paragraph()
+        p.add_run(str(foot)).italic = True
+    buf = io.BytesIO()
+    doc.save(buf)
+    return buf.getvalue()
+
+
+def _chunks(text: str, lines: int) -> list[str]:
+    rows = text.rstrip("\n").split("\n")
+    return ["\n".join(rows[i:i + lines]) for i in range(0, len(rows), lines)]

@@ -1,0 +1,248 @@
+"""The study as an Excel workbook (openpyxl, imported inside :func:`render_workbook`).
+
+Sheets, in order: README (what each sheet holds, the study id, the commands that re-create the
+workbook and replay the study), Inventory, Plan, Gates, Findings, one sheet per result table of
+the report and per dataset a result holds (:mod:`aquascope_core.deliverables.datasets`), the
+user's uploaded tables, Figures (an index of the figure files) and Ledger. Numbers are written as
+numbers (a report cell such as ``"89.5 %"`` becomes 89.5 with a percent display), units sit in the
+headers, the header row is frozen and bold, and columns are sized to their content.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import io
+import json
+import re
+from typing import Any, Iterable, Mapping, Sequence
+
+from aquascope_core.deliverables.blocks import plain
+from aquascope_core.deliverables.datasets import payload_tables
+
+__all__ = ["render_workbook", "report_table_sheets", "cell_value", "MAX_DATA_ROWS"]
+
+MAX_DATA_ROWS = 200_000
+_NUM = re.compile(r"^[+-]?(\d{1,3}(,\d{3})+|\d+)(\.\d+)?([eE][+-]?\d+)?$")
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_BAD = re.compile(r"[\[\]:*?/\\]")
+# sections whose tables have a sheet of their own under a fixed name
+_FIXED = {"summary": "Findings", "site_data": "Inventory", "methodology": "Gates", "appendix": "Ledger"}
+
+
+def cell_value(x: Any) -> tuple[Any, str | None]:
+    """A report cell as (value, number format): numbers, percentages and ISO dates made typed."""
+    if isinstance(x, bool) or x is None:
+        return x, None
+    if isinstance(x, (int, float)):
+        return x, None
+    s = plain(str(x)).strip()
+    pct = s.endswith("%")
+    core = s[:-1].strip() if pct else s
+    if _NUM.match(core):
+        v = float(core.replace(",", ""))
+        if v.is_integer() and "." not in core and "e" not in core.lower():
+            v = int(v)
+        return v, ('0.0" %"' if pct else None)
+    if _DATE.match(s):
+        try:
+            return _dt.date.fromisoformat(s), "yyyy-mm-dd"
+        except ValueError:
+            return s, None
+    return s, None
+
+
+def _sheet_name(want: str, used: set[str]) -> str:
+    base = _BAD.sub(" ", plain(want)).strip()[:31] or "Sheet"
+    name, i = base, 2
+    while name.lower() in used:
+        suffix = f" ({i})"
+        name, i = base[:31 - len(suffix)] + suffix, i + 1
+    used.add(name.lower())
+    return name
+
+
+def report_table_sheets(report: Mapping[str, Any]) -> list[tuple[int, str, Mapping[str, Any], str]]:
+    """Every table of the report in reading order: (number, section id, table, sheet name).
+
+    The Word report uses the same numbering to point a capped table to its sheet."""
+    used = {s.lower() for s in ("README", "Plan", "Figures", *_FIXED.values())}
+    out: list[tuple[int, str, Mapping[str, Any], str]] = []
+
+    def walk(sec: Mapping[str, Any], top: str) -> None:
+        for t in sec.get("tables") or []:
+            n = len(out) + 1
+            fixed = _FIXED.get(top)
+            if str(t.get("caption")) == "Gates":
+                name = "Gates"
+            elif fixed and (top != "methodology" or "gate" in str(t.get("caption", "")).lower()):
+                name = fixed
+            else:
+                step = str(sec.get("id", "")).replace("results-", "")
+                name = _sheet_name(f"{step} {t.get('caption') or 'table'}", used)
+            out.append((n, str(sec.get("id")), t, name))
+        for sub in sec.get("subsections") or []:
+            walk(sub, top)
+
+    for sec in report.get("sections") or []:
+        walk(sec, str(sec.get("id")))
+    return out
+
+
+def _write(ws: Any, columns: Sequence[str], rows: Iterable[Sequence[Any]], *, typed: bool = True) -> None:
+    from openpyxl.styles import Alignment, Font, PatternFill
+    from openpyxl.utils import get_column_letter
+
+    ws.append([plain(str(c)) for c in columns])
+    for c in ws[1]:
+        c.font = Font(bold=True)
+        c.fill = PatternFill("solid", fgColor="E8EEF4")
+        c.alignment = Alignment(wrap_text=True, vertical="top")
+    widths = [min(max(len(str(c)), 8), 40) for c in columns]
+    for r, row in enumerate(rows, 2):
+        if r - 1 > MAX_DATA_ROWS:
+            break
+        for j, x in enumerate(row, 1):
+            if isinstance(x, (dict, list)):
+                x = json.dumps(x, ensure_ascii=False)
+            value, fmt = cell_value(x) if typed else (x, None)
+            cell = ws.cell(row=r, column=j, value=value)
+            if fmt:
+                cell.number_format = fmt
+            if j <= len(widths):
+                shown = len(f"{value:.6g}") if isinstance(value, float) else len(str(value))
+                widths[j - 1] = min(max(widths[j - 1], shown + 1), 60)
+    for j, w in enumerate(widths, 1):
+        ws.column_dimensions[get_column_letter(j)].width = w + 2
+    ws.freeze_panes = "A2"
+    _print_setup(ws, sum(widths))
+
+
+def _print_setup(ws: Any, width_chars: int) -> None:
+    """Printed (or converted to PDF): the columns fit the page width, the header row repeats on every page."""
+    ws.sheet_properties.pageSetUpPr.fitToPage = True
+    ws.page_setup.fitToWidth = 1
+    ws.page_setup.fitToHeight = 0
+    ws.page_setup.paperSize = ws.PAPERSIZE_A4
+    ws.page_setup.orientation = "landscape" if width_chars > 110 else "portrait"
+    ws.print_title_rows = "1:1"
+
+
+def _upload_rows(entry: Mapping[str, Any]) -> tuple[list[str], list[list[Any]]] | None:
+    import base64
+
+    import pandas as pd
+
+    orig = entry.get("original") or {}
+    try:
+        if orig.get("encoding") == "base64":
+            df = pd.read_excel(io.BytesIO(base64.b64decode(orig["data"])))
+        else:
+            df = pd.read_csv(io.StringIO(orig.get("data") or ""))
+    except Exception:  # noqa: BLE001 - an upload the reader took may still not be a flat table
+        return None
+    df = df.astype(object).where(df.notna(), None)
+    return [str(c) for c in df.columns], df.values.tolist()
+
+
+def render_workbook(ws: Mapping[str, Any], report: Mapping[str, Any], figures: Sequence[Mapping[str, Any]] = (), *,
+                    files: Sequence[str] = ()) -> bytes:
+    """The workbook as .xlsx bytes from a workspace dict, its report and the figure references."""
+    from openpyxl import Workbook
+    from openpyxl.styles import Alignment, Font
+
+    wb = Workbook()
+    readme = wb.active
+    readme.title = "README"
+    study_id = ws.get("id", "")
+    described: list[tuple[str, str]] = []
+
+    def sheet(name: str, about: str, columns: Sequence[str], rows: Iterable[Sequence[Any]], typed: bool = True) -> None:
+        _write(wb.create_sheet(name), columns, rows, typed=typed)
+        described.append((name, about))
+
+    inv = ws.get("inventory") or {}
+    inv_rows = []
+    for d in inv.get("datasets") or []:
+        for v in d.get("variables") or [{}]:
+            inv_rows.append([d.get("name"), f"{d.get('source', '')} {d.get('station_id', '')}".strip(), d.get("distance_km"),
+                             d.get("area_km2"), v.get("variable"), v.get("unit"), v.get("resolution"), v.get("period_start"),
+                             v.get("period_end"), v.get("years"), "yes" if v.get("usable") else "no"])
+    sheet("Inventory", "the stations and datasets within reach of the site, what each holds and whether it was usable",
+          ["Station", "Id", "Distance (km)", "Area (km2)", "Variable", "Unit", "Resolution", "From", "To", "Years",
+           "Usable offline"], inv_rows)
+
+    study = ws.get("study") or {}
+    results = (ws.get("run") or {}).get("results") or {}
+    plan_rows, gate_rows = [], []
+    for st in study.get("steps") or []:
+        r = results.get(st.get("id")) or {}
+        plan_rows.append([st.get("id"), st.get("title"), st.get("tool"), json.dumps(st.get("arguments") or {}),
+                          ", ".join(st.get("depends_on") or []), "yes" if st.get("optional") else "no",
+                          r.get("status", "not run"), r.get("failed_reason") or ""])
+        for g in r.get("gates") or []:
+            gate_rows.append([st.get("id"), g.get("check"), "passed" if g.get("passed") else "FAILED",
+                              g.get("seen") if not isinstance(g.get("seen"), (dict, list)) else json.dumps(g.get("seen")),
+                              g.get("threshold") if not isinstance(g.get("threshold"), (dict, list)) else json.dumps(g.get("threshold")),
+                              g.get("detail", "")])
+    sheet("Plan", "the approved plan: every step with its tool, arguments and outcome",
+          ["Step", "Title", "Tool", "Arguments", "Depends on", "Optional", "Status", "Why not established"], plan_rows)
+    sheet("Gates", "every gate of every step with the value it saw and its threshold",
+          ["Step", "Gate", "Result", "Seen", "Threshold", "Detail"], gate_rows)
+
+    find_rows = []
+    for f in (ws.get("findings") or {}).get("findings") or []:
+        band = f.get("band") or {}
+        find_rows.append([f.get("label"), f.get("value"), f.get("unit"), band.get("lower"), band.get("upper"),
+                          band.get("confidence"), f.get("basis"), f.get("method"), f.get("return_period"),
+                          "yes" if f.get("headline") or f.get("summary") else "no"])
+    sheet("Findings", "every number the report quotes, the result path it comes from and its band",
+          ["Quantity", "Value", "Unit", "Band lower", "Band upper", "Band confidence", "From result", "Method",
+           "Return period (years)", "In the summary"], find_rows)
+
+    for n, sec_id, table, name in report_table_sheets(report):
+        if not sec_id.startswith("results-") or str(table.get("caption")) == "Gates":
+            continue
+        sheet(name, f"Table {n} of the report: {plain(str(table.get('caption') or ''))} ({sec_id.replace('results-', 'step ')})",
+              table.get("columns") or [], table.get("rows") or [])
+
+    used = {s.lower() for s in wb.sheetnames}
+    for st in study.get("steps") or []:
+        r = results.get(st.get("id")) or {}
+        if r.get("status") != "ok":
+            continue
+        for t in payload_tables(r.get("payload")):
+            name = _sheet_name(f"{st['id']} {t['name']}", used)
+            sheet(name, f"data of step {st['id']} ({st.get('tool')}): {t['name']}, {len(t['rows'])} rows",
+                  t["columns"], t["rows"])
+    for tname, entry in (ws.get("tables") or {}).items():
+        got = _upload_rows(entry)
+        if got:
+            name = _sheet_name(f"upload {tname}", used)
+            sheet(name, f"your table {tname}, as uploaded", got[0], got[1], typed=False)
+
+    sheet("Figures", "every figure of the report: its number, caption, step and file",
+          ["Figure", "Caption", "Step", "PNG file", "SVG file"],
+          [[f.get("number"), f.get("caption"), f.get("step") or "site", f.get("name"), f.get("svg")] for f in figures])
+    ledger = ws.get("ledger") or {}
+    sheet("Ledger", "the model calls each role made, their tokens and cost (empty when every role ran keyless)",
+          ["Role", "Model", "Calls", "Prompt tokens", "Completion tokens", "Cost (USD)"],
+          [[role, v.get("model"), v.get("calls"), v.get("prompt_tokens"), v.get("completion_tokens"), v.get("cost_usd")]
+           for role, v in ledger.items()])
+
+    rows = [["Study", study_id], ["Title", report.get("title") or study.get("title") or ""],
+            ["Answer", plain(str(report.get("answer") or ""))],
+            ["Re-create this workbook", f"aquascope export {study_id} --format xlsx --out DIR"],
+            ["Replay the study", "aquascope run study.yaml"],
+            ["Files of the study", ", ".join(files)], [], ["Sheet", "What it holds"], *described]
+    for row in rows:
+        readme.append(row)
+    readme.column_dimensions["A"].width = 28
+    readme.column_dimensions["B"].width = 100
+    for c in readme["A"]:
+        c.font = Font(bold=True)
+    for c in readme["B"]:
+        c.alignment = Alignment(wrap_text=True, vertical="top")
+    _print_setup(readme, 130)
+    buf = io.BytesIO()
+    wb.save(buf)
+    return buf.getvalue()

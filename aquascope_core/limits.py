@@ -1,0 +1,216 @@
+"""Every bound on what a user or a host hands in, in one place.
+
+A value over a bound is refused with :class:`LimitError` (an InputError) whose message names the limit, the
+value seen and the bound, so the fix is plain. The bounds are generous for real hydrology (two centuries of
+daily values, hourly records of decades, a few hundred samples a parameter) and small enough that no input
+can make a study run for minutes or take gigabytes:
+
+- YAML (a study file, an edit): size, depth, number of aliases, and no tags beyond plain YAML
+  (:func:`load_yaml`); JSON and nested dicts: depth (:func:`check_depth`).
+- Uploads: bytes, rows, columns and cells (:func:`check_upload_bytes`, :func:`check_table_shape`); an XLSX
+  sheet's real extent, read in read-only mode, not the dimension it claims.
+- The brief and follow-ups: characters (:data:`MAX_TEXT_CHARS`).
+- Plan arguments, by name across the catalogue's tools (:func:`argument_errors`): list lengths, bootstrap and
+  simulation sizes, return periods.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Mapping
+
+from aquascope_core.errors import InputError
+
+__all__ = ["LimitError", "load_yaml", "check_depth", "check_upload_bytes", "check_table_shape", "check_text",
+           "argument_errors", "check_arguments", "MAX_YAML_BYTES", "MAX_YAML_DEPTH", "MAX_YAML_ALIASES",
+           "MAX_UPLOAD_BYTES", "MAX_ROWS", "MAX_COLUMNS", "MAX_CELLS", "MAX_TEXT_CHARS", "MAX_LIST_ITEMS",
+           "MAX_RETURN_PERIODS", "MAX_RETURN_PERIOD", "MAX_BOOTSTRAP", "MAX_DEPTH"]
+
+MAX_YAML_BYTES = 5_000_000
+MAX_YAML_DEPTH = 40
+MAX_YAML_ALIASES = 200
+MAX_DEPTH = 60                 # nesting of any dict/list a caller hands in (a study dict, a workspace)
+MAX_UPLOAD_BYTES = 50_000_000
+MAX_ROWS = 1_000_000           # 2,700 years of daily values, 114 years of hourly ones
+MAX_COLUMNS = 500
+MAX_CELLS = 5_000_000
+MAX_CELL_CHARS = 10_000
+MAX_TEXT_CHARS = 20_000        # a brief, a follow-up, an answer
+MAX_LIST_ITEMS = 1_000_000     # any list argument written into a plan (values inline in a study file)
+MAX_RETURN_PERIODS = 50
+MAX_RETURN_PERIOD = 100_000.0
+MAX_BOOTSTRAP = 20_000
+MAX_SIMULATIONS = 100_000      # Monte Carlo sizes, calibration iterations and the like
+
+
+class LimitError(InputError):
+    """A value over one of aquascope's input bounds; ``limit`` names it."""
+
+    def __init__(self, what: str, value: Any, limit_name: str, bound: Any, *, recovery: str | None = None) -> None:
+        self.limit = limit_name
+        self.bound = bound
+        super().__init__(f"{what} is {value:,} but the limit {limit_name} is {bound:,} (aquascope_core.limits)"
+                         if isinstance(value, (int, float)) and not isinstance(value, bool) else
+                         f"{what} is {value} but the limit {limit_name} is {bound} (aquascope_core.limits)",
+                         argument=what, value=value,
+                         recovery=recovery or "Split or shorten the input, or ask for fewer items.")
+
+
+# -- YAML and nesting ---------------------------------------------------------------------------
+
+def load_yaml(text: str | bytes, *, what: str = "the YAML", error: type = InputError) -> Any:
+    """Plain YAML (the safe loader) with bounds on size, depth and aliases: LimitError over a bound, ``error``
+    (an AquascopeError class) when the text is not YAML."""
+    import yaml
+
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-16") if text.startswith((b"\xff\xfe", b"\xfe\xff")) else text.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise error(f"{what} is not UTF-8 text: {exc}", argument=what,
+                             recovery="Save the file as UTF-8.") from None
+    if not isinstance(text, str):
+        raise InputError.bad_value(what, type(text).__name__, "YAML text")
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size > MAX_YAML_BYTES:
+        raise LimitError(f"{what} size in bytes", size, "MAX_YAML_BYTES", MAX_YAML_BYTES)
+
+    class _Bounded(yaml.SafeLoader):
+        """The safe loader, counting aliases and the nesting depth as it composes the document."""
+
+        def compose_node(self, parent, index):  # noqa: ANN001 - PyYAML's signature
+            if self.check_event(yaml.AliasEvent):
+                self._aliases = getattr(self, "_aliases", 0) + 1
+                if self._aliases > MAX_YAML_ALIASES:
+                    raise LimitError(f"the number of aliases in {what}", self._aliases, "MAX_YAML_ALIASES",
+                                     MAX_YAML_ALIASES, recovery="Write the values out instead of repeating aliases.")
+            self._depth = getattr(self, "_depth", 0) + 1
+            try:
+                if self._depth > MAX_YAML_DEPTH:
+                    raise LimitError(f"the nesting depth of {what}", self._depth, "MAX_YAML_DEPTH", MAX_YAML_DEPTH)
+                return super().compose_node(parent, index)
+            finally:
+                self._depth -= 1
+
+    loader = None
+    try:
+        loader = _Bounded(text)  # the reader checks the characters as it is made
+        data = loader.get_single_data()
+    except LimitError:
+        raise
+    except yaml.YAMLError as exc:
+        raise error(f"{what} is not valid YAML: {str(exc)[:300]}", argument=what,
+                         recovery="Fix the YAML at the line the message names.") from None
+    except (RecursionError, ValueError, TypeError, OverflowError) as exc:
+        raise error(f"{what} cannot be read: {type(exc).__name__}: {str(exc)[:200]}", argument=what,
+                         recovery="Fix the value the message names.") from None
+    finally:
+        if loader is not None:
+            loader.dispose()
+    # an alias repeated inside a repeated structure multiplies without more aliases: bound the expanded size
+    size = _expanded_size(data, {})
+    if size > MAX_LIST_ITEMS:
+        raise LimitError(f"the number of values {what} expands to", size, "MAX_LIST_ITEMS", MAX_LIST_ITEMS,
+                         recovery="Write the values out instead of nesting repeated aliases.")
+    return data
+
+
+def _expanded_size(obj: Any, memo: dict[int, int]) -> int:
+    """How many values ``obj`` holds once every shared (aliased) part is counted each time it appears;
+    computed once per distinct object, so a billion-laughs document is measured in microseconds."""
+    if not isinstance(obj, (Mapping, list, tuple)):
+        return 1
+    key = id(obj)
+    if key not in memo:
+        memo[key] = 0  # a cycle counts once
+        children = obj.values() if isinstance(obj, Mapping) else obj
+        memo[key] = 1 + sum(_expanded_size(c, memo) for c in children)
+    return memo[key]
+
+
+def check_depth(obj: Any, *, what: str = "the input", max_depth: int = MAX_DEPTH) -> None:
+    """Refuse nesting deeper than ``max_depth``, without recursion of its own."""
+    stack = [(obj, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, Mapping):
+            children = node.values()
+        elif isinstance(node, (list, tuple)):
+            children = node
+        else:
+            continue
+        if depth > max_depth:
+            raise LimitError(f"the nesting depth of {what}", depth, "MAX_DEPTH", max_depth)
+        stack.extend((c, depth + 1) for c in children if isinstance(c, (Mapping, list, tuple)))
+
+
+# -- uploads and text -----------------------------------------------------------------------------
+
+def check_upload_bytes(size: int, *, what: str = "the upload") -> None:
+    if size > MAX_UPLOAD_BYTES:
+        raise LimitError(f"{what} size in bytes", size, "MAX_UPLOAD_BYTES", MAX_UPLOAD_BYTES,
+                         recovery="Upload the columns and years the study needs, or a daily (not finer) record.")
+
+
+def check_table_shape(rows: int, columns: int, *, what: str = "the table") -> None:
+    if rows > MAX_ROWS:
+        raise LimitError(f"the number of rows of {what}", rows, "MAX_ROWS", MAX_ROWS)
+    if columns > MAX_COLUMNS:
+        raise LimitError(f"the number of columns of {what}", columns, "MAX_COLUMNS", MAX_COLUMNS)
+    if rows * columns > MAX_CELLS:
+        raise LimitError(f"the number of cells of {what} ({rows:,} rows x {columns:,} columns)", rows * columns,
+                         "MAX_CELLS", MAX_CELLS)
+
+
+def check_text(text: str, *, what: str = "the text") -> str:
+    if len(text) > MAX_TEXT_CHARS:
+        raise LimitError(f"the length of {what} in characters", len(text), "MAX_TEXT_CHARS", MAX_TEXT_CHARS,
+                         recovery="State the problem in fewer words; bring data as a table (--data).")
+    return text
+
+
+# -- plan arguments ----------------------------------------------------------------------------------
+
+_COUNT_BOUNDS = {"n_bootstrap": MAX_BOOTSTRAP, "n_boot": MAX_BOOTSTRAP, "n_resamples": MAX_BOOTSTRAP,
+                 "n_simulations": MAX_SIMULATIONS, "n_samples": MAX_SIMULATIONS, "n_iterations": MAX_SIMULATIONS,
+                 "max_iterations": MAX_SIMULATIONS, "maxiter": MAX_SIMULATIONS, "n_starts": 1_000}
+
+
+def _is_number(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def argument_errors(tool: str, arguments: Mapping[str, Any]) -> list[str]:
+    """What in ``arguments`` is over a bound (one message per argument, naming the limit); [] when all fit.
+
+    References (``{{ result.s2.values }}``) are checked once resolved, when the runner calls the tool."""
+    errors = []
+    for name, value in (arguments or {}).items():
+        where = f"{tool} argument {name!r}"
+        if isinstance(value, (list, tuple)) and len(value) > MAX_LIST_ITEMS:
+            errors.append(f"{where} has {len(value):,} items; the limit MAX_LIST_ITEMS is {MAX_LIST_ITEMS:,}")
+            continue
+        if isinstance(value, str) and len(value) > MAX_TEXT_CHARS and "{{" not in value:
+            errors.append(f"{where} has {len(value):,} characters; the limit MAX_TEXT_CHARS is {MAX_TEXT_CHARS:,}")
+        if name in _COUNT_BOUNDS and _is_number(value) and not 1 <= value <= _COUNT_BOUNDS[name]:
+            errors.append(f"{where} is {value:,}; it must be from 1 to {_COUNT_BOUNDS[name]:,} (limit "
+                          f"{'MAX_BOOTSTRAP' if _COUNT_BOUNDS[name] == MAX_BOOTSTRAP else 'MAX_SIMULATIONS'})")
+        if name in ("return_periods", "return_period"):
+            values = value if isinstance(value, (list, tuple)) else [value]
+            if name == "return_periods" and isinstance(value, (list, tuple)) and len(value) > MAX_RETURN_PERIODS:
+                errors.append(f"{where} lists {len(value):,} return periods; the limit MAX_RETURN_PERIODS is "
+                              f"{MAX_RETURN_PERIODS}")
+                continue
+            bad = [v for v in values if _is_number(v) and not (math.isfinite(v) and 1 < v <= MAX_RETURN_PERIOD)]
+            if bad:
+                errors.append(f"{where} holds {bad[:3]}; a return period is more than 1 and at most "
+                              f"{MAX_RETURN_PERIOD:,.0f} years (limit MAX_RETURN_PERIOD)")
+    return errors
+
+
+def check_arguments(tool: str, arguments: Mapping[str, Any]) -> None:
+    """Raise LimitError-like InputError for the first argument over a bound (the runner's check)."""
+    errors = argument_errors(tool, arguments)
+    if errors:
+        raise InputError(errors[0] + ("" if len(errors) == 1 else f" (and {len(errors) - 1} more)"),
+                         argument=f"{tool}.arguments", recovery="Ask for fewer or smaller values.")

@@ -1,0 +1,101 @@
+"""What the deliverables cost: a whole study with every file, against the same study with the Markdown report only.
+
+Run: ``.venv/bin/python benchmarks/bench_deliverables.py [flood|bulletin17c|drought|gr4j|supply ...]``. Each study
+runs keyless through ``roles.team.solve`` (brief, plan, run, interpretation, critique, report); the reference is
+the same call with the Author's file writing limited to report.md, study.yaml and workspace.json, in the same
+process, alternated, best of ``--repeat`` (default 3). Then the deliverables of the finished study are timed one
+maker at a time. Nothing is asserted; the figures go into benchmarks/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+import time
+from pathlib import Path
+
+STUDIES = {
+    "flood": ("Design flow for a road crossing, 100-year", 41.10, -74.96),
+    "bulletin17c": ("100-year flood for a bridge", 36.0, -88.2),
+    "drought": ("Is the Leaf River catchment in drought?", 31.7069, -89.4069),
+    "gr4j": ("Mean flow, low flows and baseflow index at an ungauged site of 442.9 km2", 31.866667, -89.5475),
+    "supply": ("Can we take 0.5 m3/s reliably for water supply?", 41.10, -74.96),
+}
+
+
+def _timed(fn):
+    t0 = time.perf_counter()
+    out = fn()
+    return time.perf_counter() - t0, out
+
+
+def bench(name: str, repeat: int) -> None:
+    import importlib
+
+    from aquascope_core.deliverables import build
+    from aquascope_core.runner import StudyRun
+    from aquascope_core.study import Study
+    from aquascope_core.workspace import Workspace
+    from roles.team import solve
+
+    author_mod = importlib.import_module("roles.author")  # the module (the package exports a function of that name)
+    problem, lat, lon = STUDIES[name]
+    full_write = author_mod.write_files
+
+    def md_only(ws, store, **_):
+        return build.make_deliverables(ws, store, formats="md")["artifacts"]
+
+    def study(markdown_only: bool):
+        author_mod.write_files = md_only if markdown_only else full_write
+        try:
+            return solve(problem, lat=lat, lon=lon)
+        finally:
+            author_mod.write_files = full_write
+
+    study(True)  # warm the imports and the data caches for both
+    study(False)
+    md, full = [], []
+    for _ in range(repeat):
+        md.append(_timed(lambda: study(True))[0])
+        full.append(_timed(lambda: study(False))[0])
+    t_md, t_full = min(md), min(full)
+    print(f"\n## {name}: {problem!r} at {lat}, {lon}")
+    print(f"study, Markdown only        {t_md:6.2f} s")
+    print(f"study, every deliverable    {t_full:6.2f} s   ratio {t_full / t_md:.2f}, {t_full - t_md:+.2f} s")
+
+    # one maker at a time, on the finished study
+    result = study(False)
+    ws = Workspace.from_dict(result.workspace)
+    from aquascope_core.deliverables.figures import figures_for_study
+
+    t_fig, figs = _timed(lambda: figures_for_study(Study.from_dict(ws.study), StudyRun.from_dict(ws.run),
+                                                   inventory=build.site_inventory(ws.inventory)))
+    print(f"figures ({len(figs)}, PNG and SVG)     {t_fig:6.2f} s")
+    images = {f"figures/{f['number']}.png": f["png"] for f in figs}
+    study_yaml = Study.from_dict(ws.study).to_yaml()
+    names = list(build.FILES.values())
+    for fmt in ("xlsx", "docx", "html", "ipynb", "md"):
+        t, data = _timed(lambda: build._make(fmt, ws, ws.report, images, [], study_yaml, names))
+        print(f"{build.FILES[fmt]:<28}{t:6.2f} s   {len(data) / 1024:7.0f} KiB")
+    with tempfile.TemporaryDirectory() as tmp:
+        from aquascope_core.workspace import ArtifactStore
+
+        t, _ = _timed(lambda: build.make_deliverables(ws, ArtifactStore(Path(tmp)), figure_maker=lambda *a, **k: figs))
+        print(f"all files, figures given    {t:6.2f} s   (store writes and bundle included)")
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("studies", nargs="*", help="among " + ", ".join(STUDIES) + " (default flood)")
+    p.add_argument("--repeat", type=int, default=3)
+    args = p.parse_args()
+    os.environ["AQUASCOPE_HOME"] = tempfile.mkdtemp(prefix="aquascope-bench-")  # the studies' files go there
+    for name in args.studies or ["flood"]:
+        if name not in STUDIES:
+            p.error(f"unknown study {name!r}: one of {', '.join(STUDIES)}")
+        bench(name, args.repeat)
+
+
+if __name__ == "__main__":
+    main()
