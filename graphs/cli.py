@@ -279,7 +279,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
     progress = _Progress(args.quiet)
     mk = _model_kwargs(args)
     if mk.get("api_key_env"):
-        mk["api_key"] = os.environ[mk.pop("api_key_env")]
+        mk["api_key"] = f"env:{mk.pop('api_key_env')}"  # a reference the model resolves, never the key
     result = solve(args.problem, lat=args.lat, lon=args.lon, playbook=args.playbook, execute=args.yes,
                    on_event=lambda e: progress({"type": "event", **e}), radius_km=args.radius, **mk)
     if result.declined:

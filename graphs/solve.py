@@ -62,6 +62,10 @@ def solve(problem: str | Mapping[str, Any], *, lat: float, lon: float, playbook:
                          "\"Design flow for a road crossing, 100-year\".", argument="problem", value=text)
     la, lo = validate_point(lat, lon)
     study_id = new_study_id()
+    from roles.model import hold_key, is_key_reference
+
+    if api_key and not is_key_reference(api_key):
+        api_key = hold_key(api_key)  # the key stays in this process's memory; the context names it
     ctx = CrewContext(model=client if client is not None else model, api_key=api_key, base_url=base_url,
                       timeout=timeout, live=bool(live), max_replans=int(max_replans),
                       artifact_root=str(artifact_root or aquascope_home() / "studies" / study_id / "artifacts"))
