@@ -10,12 +10,12 @@ plotting position.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
 from aquascope_core.errors import InsufficientDataError
 
-__all__ = ["FigureMaker", "FigureDataMissing", "need", "numbers", "finite_pairs", "station_label", "unit_label",
+__all__ = ["FigureMaker", "FigureDataMissing", "dependent", "need", "numbers", "finite_pairs", "station_label", "unit_label",
            "year_span", "gumbel_reduced", "plain_log", "set_return_period_axis", "legend_outside", "month_labels",
            "design_return_period", "MONTHS"]
 
@@ -32,13 +32,27 @@ class FigureDataMissing(InsufficientDataError):
 
 @dataclass(frozen=True)
 class FigureMaker:
+    """One figure kind. ``folds`` maps a tool to the figure kind it replaces: the payload of a later step of that
+    tool which depends on this figure's step is handed to the maker (``context["dependents"]``) and drawn into
+    this figure (a trend test's line on the annual maxima), and that step's own figure of the replaced kind is
+    then left out as shown here."""
+
     kind: str
     title: str          # the caption's first sentence when the plan gives none
     make: Make
     family: str = ""
+    folds: Mapping[str, str | None] = field(default_factory=dict)
 
     def __call__(self, payload: Mapping[str, Any], context: Mapping[str, Any]) -> tuple[Any, str]:
         return self.make(payload, context)
+
+
+def dependent(context: Mapping[str, Any], tool: str) -> Mapping[str, Any] | None:
+    """The payload of the first later step of ``tool`` folded into this figure (see FigureMaker.folds), or None."""
+    for d in context.get("dependents") or []:
+        if d.get("tool") == tool and isinstance(d.get("payload"), Mapping):
+            return d["payload"]
+    return None
 
 
 def need(payload: Mapping[str, Any] | None, *paths: str, kind: str = "figure") -> list[Any]:
