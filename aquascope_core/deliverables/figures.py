@@ -115,8 +115,9 @@ def figures_for_study(study: Mapping[str, Any], run: Mapping[str, Any], *, inven
                       skipped: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     """Every figure the plan names, drawn from the run, numbered in report order (the site map first).
 
-    ``study`` is a study dict (version 3: ``steps[i].outputs``), ``run`` a run dict (or a StudyRun) and
-    ``inventory`` the site reconnaissance (``point`` and ``stations``) the site map is drawn from. A figure
+    ``study`` is a study dict or Study (version 3: ``steps[i].outputs``), ``run`` a run dict or StudyRun and
+    ``inventory`` what the site map is drawn from: a workspace's inventory (its ``recon``) or the site
+    reconnaissance itself (``point`` and ``stations``). A figure
     that cannot be drawn (its step not established, its payload lacking the series it needs) is left out,
     logged, and, when ``skipped`` is a list, recorded there as ``{kind, step, reason}``.
     """
