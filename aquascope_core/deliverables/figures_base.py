@@ -16,7 +16,8 @@ from typing import Any, Callable, Mapping, Sequence
 from aquascope_core.errors import InsufficientDataError
 
 __all__ = ["FigureMaker", "FigureDataMissing", "dependent", "need", "numbers", "finite_pairs", "station_label", "unit_label",
-           "year_span", "gumbel_reduced", "plain_log", "set_return_period_axis", "legend_outside", "month_labels",
+           "year_span", "gumbel_reduced", "plain_log", "set_return_period_axis", "legend_outside",
+           "legend_columns", "figure_legend", "date_axis", "month_labels",
            "design_return_period", "MONTHS"]
 
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
@@ -157,13 +158,38 @@ def plain_log(ax: Any, axis: str = "y") -> None:
     target.set_minor_formatter(FuncFormatter(lambda v, _pos: ""))
 
 
+def legend_columns(labels: Sequence[str], width_chars: int = 96) -> int:
+    """How many legend columns fit across the page for these labels (at the legend's 8-point text)."""
+    longest = max((len(str(lab)) for lab in labels), default=1) + 6
+    return max(1, min(len(labels), 3, width_chars // longest))
+
+
 def legend_outside(ax: Any, *, ncol: int | None = None, **kw: Any) -> None:
-    """A legend below the axes (never over the data); no-op when nothing is labelled."""
+    """A legend below the axes (never over the data), as many columns as fit; no-op when nothing is labelled."""
     handles, labels = ax.get_legend_handles_labels()
     if not handles:
         return
-    ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=ncol or min(3, len(handles)),
-              **kw)
+    ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.2),
+              ncol=min(ncol, legend_columns(labels)) if ncol else legend_columns(labels), **kw)
+
+
+def figure_legend(fig: Any, axes: Sequence[Any]) -> None:
+    """One legend below all the panels of a figure (labels gathered from every axes, first one kept)."""
+    seen: dict[str, Any] = {}
+    for ax in axes:
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            seen.setdefault(lab, h)
+    if seen:
+        fig.legend(list(seen.values()), list(seen), loc="outside lower center", ncol=legend_columns(list(seen)))
+
+
+def date_axis(ax: Any, maxticks: int = 8) -> None:
+    """Dates on the x axis labelled concisely (years, or months within a year), never crowded."""
+    from matplotlib.dates import AutoDateLocator, ConciseDateFormatter
+
+    locator = AutoDateLocator(minticks=3, maxticks=maxticks)
+    ax.xaxis.set_major_locator(locator)
+    ax.xaxis.set_major_formatter(ConciseDateFormatter(locator))
 
 
 def month_labels(ax: Any, months: Sequence[int] = tuple(range(1, 13))) -> None:

@@ -6,7 +6,8 @@ from __future__ import annotations
 import math
 from typing import Any, Mapping
 
-from aquascope_core.deliverables.figures_base import FigureDataMissing, FigureMaker, legend_outside, need, numbers
+from aquascope_core.deliverables.figures_base import (FigureDataMissing, FigureMaker, date_axis, legend_outside, need,
+                                                      numbers)
 from aquascope_core.deliverables.figures_flow import plot_dates
 from aquascope_core.deliverables.style import DROUGHT_CLASSES, colour
 
@@ -168,6 +169,7 @@ def groundwater_levels(payload: Mapping[str, Any], context: Mapping[str, Any]) -
         note = f"the dashed line has Sen's slope, drawn through the median month and level ({payload.get('basis')} test)"
     ax.set_ylabel(f"Groundwater level ({payload.get('unit') or ''})")
     ax.set_xlabel("Month")
+    date_axis(ax)
     legend_outside(ax)
     period = payload.get("period") or {}
     return fig, "; ".join(p for p in (f"{period.get('first_month', '')} to {period.get('last_month', '')}", note) if p)

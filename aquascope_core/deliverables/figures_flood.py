@@ -266,7 +266,7 @@ def trend(payload: Mapping[str, Any], context: Mapping[str, Any]) -> tuple[Any, 
     fig, ax = new_figure()
     ax.plot(xs, ys, "o-", color=colour("blue"), markersize=3, linewidth=0.7, label="tested series")
     tnote = _trend_line(ax, tr, xs)
-    ax.set_ylabel(unit_label(payload.get("unit") or args.get("unit"), "Value"))
+    ax.set_ylabel(unit_label(payload.get("unit") or args.get("unit"), "Tested series"))
     ax.set_xlabel("Year" if min(xs) > 1000 else str(tr.get("time_unit") or "Time step").capitalize())
     legend_outside(ax)
     return fig, f"{len(ys)} values; {tnote}" if tnote else f"{len(ys)} values"

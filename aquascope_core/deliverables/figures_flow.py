@@ -7,7 +7,8 @@ import math
 from datetime import date
 from typing import Any, Mapping, Sequence
 
-from aquascope_core.deliverables.figures_base import (FigureDataMissing, FigureMaker, legend_outside, month_labels,
+from aquascope_core.deliverables.figures_base import (FigureDataMissing, FigureMaker, date_axis, legend_outside,
+                                                      month_labels,
                                                       need, numbers, plain_log, station_label,
                                                       unit_label)
 from aquascope_core.deliverables.style import colour
@@ -48,10 +49,19 @@ def _positive_log(ax: Any, values: Sequence[float]) -> bool:
 
 
 def draw_record(ax: Any, plot: Mapping[str, Any], *, label: str, unit: Any, quantity: str,
-                log_ok: bool = True) -> tuple[list[date], str]:
-    """Draw a payload's compact series on ``ax``; the gaps as shaded spans. Returns the x dates and a period note."""
+                log_ok: bool = True, bars: bool = False) -> tuple[list[date], str]:
+    """Draw a payload's compact series on ``ax``; the gaps as shaded spans. Returns the x dates and a period note.
+
+    ``bars`` draws monthly means as bars without the daily range (for precipitation, whose daily range is
+    mostly dry days and storms and would hide the means)."""
     xs = plot_dates(need(plot, "dates", kind="record")[0])
-    if plot.get("form") == "monthly":
+    if plot.get("form") == "monthly" and bars:
+        ys = numbers(plot.get("mean") or [])
+        if not any(math.isfinite(v) for v in ys):
+            raise FigureDataMissing("the record figure needs values; every month of the series is empty",
+                                    argument="plot.mean")
+        ax.bar(xs, ys, width=28, color=colour("blue"), linewidth=0, label=f"monthly mean {label}".strip())
+    elif plot.get("form") == "monthly":
         mean, lo, hi = (numbers(plot.get(k) or []) for k in ("mean", "min", "max"))
         if not any(math.isfinite(v) for v in mean):
             raise FigureDataMissing("the record figure needs values; every month of the series is empty",
@@ -74,6 +84,7 @@ def draw_record(ax: Any, plot: Mapping[str, Any], *, label: str, unit: Any, quan
                    label="no data" if i == 0 else None)
     ax.set_ylabel(unit_label(unit, quantity))
     ax.set_xlabel("Date")
+    date_axis(ax)
     ax.margins(x=0.01)
     n_gap = len(spans)
     note = f"{xs[0].year}-{xs[-1].year}" + (f"; {n_gap} gap(s) in the record are shaded" if n_gap else "; no gaps")
@@ -94,11 +105,12 @@ def series(payload: Mapping[str, Any], context: Mapping[str, Any]) -> tuple[Any,
     monthly = plot.get("form") == "monthly"
     _xs, period = draw_record(ax, plot, label="", unit=payload.get("unit"),
                               quantity=_QUANTITY.get(variable, variable.replace("_", " ").capitalize() or "Value"),
-                              log_ok=variable in ("discharge", ""))
+                              log_ok=variable in ("discharge", ""), bars=variable == "precipitation")
     legend_outside(ax)
     who = station_label(payload)
     res = payload.get("resolution") or "daily"
-    form = f"{res} values summarised by month" if monthly else f"{res} values as recorded"
+    form = (f"monthly means of the {res} values" if monthly and variable == "precipitation" else
+            f"{res} values summarised by month" if monthly else f"{res} values as recorded")
     return fig, ", ".join(p for p in (who, period) if p) + f" ({form})"
 
 
@@ -226,6 +238,7 @@ def baseflow(payload: Mapping[str, Any], context: Mapping[str, Any]) -> tuple[An
     ax.fill_between(xs, 0, b, color=colour("orange"), alpha=0.55, linewidth=0, label="baseflow")
     ax.set_ylabel(unit_label(payload.get("unit"), "Daily flow"))
     ax.set_xlabel("Date")
+    date_axis(ax)
     ax.set_ylim(bottom=0)
     ax.margins(x=0.01)
     legend_outside(ax)

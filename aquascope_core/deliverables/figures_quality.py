@@ -4,6 +4,7 @@ are several) against its categories with the failed share of each parameter, and
 from __future__ import annotations
 
 import math
+import textwrap
 from typing import Any, Mapping
 
 from aquascope_core.deliverables.figures_base import (FigureDataMissing, FigureMaker, dependent, need, numbers,
@@ -112,8 +113,10 @@ def wqi(payload: Mapping[str, Any], context: Mapping[str, Any]) -> tuple[Any, st
         ax.set_xticklabels([str(year) if year else "index"])
         ax.set_xlim(-1, 1)
         what = f"{year}" if year else "the period"
-    ax.annotate(f"{value:.0f} ({payload.get('category') or _category(value)[0]})", xy=(0.03, 0.96),
-                xycoords="axes fraction", va="top", fontsize=8.5, fontweight="bold")
+    if len(by_year) <= 1:
+        ax.annotate(f"{value:.0f} ({payload.get('category') or _category(value)[0]})", xy=(0, value),
+                    xytext=(0, 3), textcoords="offset points", ha="center", va="bottom", fontsize=8.5,
+                    fontweight="bold", bbox={"boxstyle": "round,pad=0.2", "fc": "white", "ec": "none", "alpha": 0.85})
     ax.set_ylim(0, 100)
     ax.set_ylabel("CCME Water Quality Index (0-100)")
     ax.grid(False)
@@ -152,7 +155,7 @@ def wq_trends(payload: Mapping[str, Any], context: Mapping[str, Any]) -> tuple[A
         ax.plot([0], [r["sen_slope"]], "D", color=c, markersize=6, markeredgecolor="black", markeredgewidth=0.5)
         ax.axhline(0, color="#606060", linewidth=0.7)
         ax.set_xticks([0])
-        ax.set_xticklabels([str(r.get("parameter"))], fontsize=7.5)
+        ax.set_xticklabels([textwrap.fill(str(r.get("parameter")), 14, break_long_words=False)], fontsize=7.5)
         ax.set_xlim(-1, 1)
         ax.set_ylabel(str(r.get("slope_unit") or "per year").replace("degC", "°C"), fontsize=7.5)
         ax.set_title(f"{r.get('trend')}, p = {r.get('p_value', float('nan')):.2g}", fontsize=7.5, fontweight="normal")

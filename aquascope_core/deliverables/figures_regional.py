@@ -6,7 +6,8 @@ from __future__ import annotations
 import math
 from typing import Any, Mapping
 
-from aquascope_core.deliverables.figures_base import FigureDataMissing, FigureMaker, numbers, plain_log, unit_label
+from aquascope_core.deliverables.figures_base import (FigureDataMissing, FigureMaker, figure_legend, numbers, plain_log,
+                                                      unit_label)
 from aquascope_core.deliverables.figures_site import local_km
 from aquascope_core.deliverables.style import colour
 
@@ -34,13 +35,23 @@ def donors_map(payload: Mapping[str, Any], context: Mapping[str, Any]) -> tuple[
     pts = [(c, *local_km(c["lat"], c["lon"], lat0, lon0)) for c in cands]
     extent = max(max(abs(x), abs(y)) for _c, x, y in pts) * 1.3 + 5
     amax = max(float(c.get("area_km2") or 1) for c in cands)
-    for c, x, y in pts:
+    placed: list[tuple[float, float]] = []
+    km_per_pt = 2 * extent / (72 * 4.0)  # the axes are about 4 inches across
+    for c, x, y in sorted(pts, key=lambda p: -p[2]):
         use = inside(c)
         size = 30 + 250 * math.sqrt(float(c.get("area_km2") or 1) / amax)
         ax.scatter([x], [y], s=size, color=colour("blue") if use else "white",
                    edgecolor=colour("blue") if use else colour("grey"), linewidth=1.0, alpha=0.85, zorder=4)
-        ax.annotate(f"{c.get('id')}\n{float(c.get('area_km2') or 0):,.0f} km²", xy=(x, y), xytext=(7, -3),
-                    textcoords="offset points", fontsize=6.8, zorder=5)
+        # the first of a few places beside the marker that no earlier label holds
+        for dx, dy, ha in ((9, -2, "left"), (9, -28, "left"), (-9, -2, "right"), (-9, -28, "right"), (9, 26, "left"),
+                           (-9, 26, "right")):
+            lx, ly = x + dx * km_per_pt, y + dy * km_per_pt
+            left = lx - (45 if ha == "right" else 0) * km_per_pt
+            if all(abs(left - px) > 48 * km_per_pt or abs(ly - py) > 24 * km_per_pt for px, py in placed):
+                break
+        placed.append((left, ly))
+        ax.annotate(f"{c.get('id')}\n{float(c.get('area_km2') or 0):,.0f} km²", xy=(x, y), xytext=(dx, dy),
+                    textcoords="offset points", fontsize=6.8, zorder=5, ha=ha, va="center")
     ax.plot([0], [0], "*", color=colour("vermilion"), markersize=15, markeredgecolor="black", markeredgewidth=0.6,
             zorder=6)
     area = target.get("area_km2")
@@ -71,7 +82,11 @@ def transferred_quantities(payload: Mapping[str, Any]) -> list[tuple[str, Mappin
     labels = payload.get("labels") or {}
     est = payload.get("estimates")
     if isinstance(est, Mapping):
-        for q in payload.get("quantities") or list(est):
+        order = list(payload.get("quantities") or list(est))
+        # the mean first, then the flow duration quantiles from high flows (Q5) to low (Q95)
+        order.sort(key=lambda q: (0, 0) if q == "mean_flow" else
+                   ((1, int(q[1:])) if q[:1] == "q" and q[1:].isdigit() else (2, 0)))
+        for q in order:
             e = est.get(q)
             if isinstance(e, Mapping) and e.get("ok", True) and isinstance(e.get("estimate"), (int, float)):
                 out.append((str(labels.get(q, q)).split(" (")[0], e))
@@ -118,8 +133,7 @@ def signatures_band(payload: Mapping[str, Any], context: Mapping[str, Any]) -> t
         ax.set_ylabel(unit_label(unit, "Flow" if unit not in ("dimensionless", "") else "Factor") if unit
                       not in ("dimensionless", "") else "Value (dimensionless)")
         ax.grid(axis="x", visible=False)
-    axes[0][0].legend(loc="upper center", bbox_to_anchor=(0.5 * len(groups), -0.32 if len(items) > 3 else -0.14),
-                      ncol=3, fontsize=7.5)
+    figure_legend(fig, list(axes[0]))
     band = (items[0][1].get("band") or {}).get("quantiles")
     note = f"{payload.get('n_donors', '?')} donor catchments"
     if isinstance(band, list) and len(band) == 2:
