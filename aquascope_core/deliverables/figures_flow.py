@@ -60,7 +60,9 @@ def draw_record(ax: Any, plot: Mapping[str, Any], *, label: str, unit: Any, quan
         if not any(math.isfinite(v) for v in ys):
             raise FigureDataMissing("the record figure needs values; every month of the series is empty",
                                     argument="plot.mean")
-        ax.bar(xs, ys, width=28, color=colour("blue"), linewidth=0, label=f"monthly mean {label}".strip())
+        lw = max(0.25, 0.92 * 72 * 5.4 / max(len(xs), 1))  # a bar a month, as one line collection
+        ax.vlines(xs, 0, [v if math.isfinite(v) else 0.0 for v in ys], colors=colour("blue"), linewidth=lw,
+                  label=f"monthly mean {label}".strip())
     elif plot.get("form") == "monthly":
         mean, lo, hi = (numbers(plot.get(k) or []) for k in ("mean", "min", "max"))
         if not any(math.isfinite(v) for v in mean):

@@ -53,7 +53,7 @@ DROUGHT_CLASSES = (
 
 RC: dict[str, Any] = {
     "figure.figsize": (WIDTH_IN, HEIGHT_IN),
-    "figure.dpi": 100,
+    "figure.dpi": DPI,             # the layout is solved at the PNG's resolution, so its text metrics are reused
     "savefig.dpi": DPI,
     "savefig.bbox": None,          # the constrained layout already fits labels and outside legends: no 2nd draw
     "font.family": "DejaVu Sans",
@@ -127,6 +127,7 @@ def save(fig: Any) -> tuple[bytes, bytes]:
         engine.execute(fig)
         fig.set_layout_engine("none")
     png, svg = io.BytesIO(), io.BytesIO()
-    fig.savefig(png, format="png", dpi=DPI, metadata={"Software": "aquascope"})
+    # zlib level 2: a third of the default's encoding time for files about a fifth larger
+    fig.savefig(png, format="png", dpi=DPI, metadata={"Software": "aquascope"}, pil_kwargs={"compress_level": 2})
     fig.savefig(svg, format="svg", metadata={"Date": None, "Creator": "aquascope"})
     return png.getvalue(), svg.getvalue()
