@@ -54,6 +54,8 @@ def draw(kind: str, payload: Mapping[str, Any] | None, *, number: int, caption: 
 
     ``context`` may hold ``step`` (its id), ``arguments`` (the step's resolved arguments), ``params`` (the
     study's problem parameters, e.g. the design return period) and ``inventory`` (the site reconnaissance).
+    Returns ``{id, kind, number, caption, step, shows_steps, png, svg}``; ``shows_steps`` lists the step and any
+    later step drawn into this figure (see :attr:`FigureMaker.folds`; :func:`figures_for_study` fills it).
     Raises :class:`FigureDataMissing` when the payload lacks what the figure needs (nothing is drawn) and
     :class:`InputError` for an unknown kind or a bad number.
     """
@@ -77,6 +79,7 @@ def draw(kind: str, payload: Mapping[str, Any] | None, *, number: int, caption: 
         "number": number,
         "caption": _caption(number, caption or maker.title, note),
         "step": ctx.get("step"),
+        "shows_steps": [ctx.get("step")] if ctx.get("step") else [],
         "png": png,
         "svg": svg,
     }
@@ -119,7 +122,9 @@ def figures_for_study(study: Mapping[str, Any], run: Mapping[str, Any], *, inven
     ``inventory`` what the site map is drawn from: a workspace's inventory (its ``recon``) or the site
     reconnaissance itself (``point`` and ``stations``). A figure
     that cannot be drawn (its step not established, its payload lacking the series it needs) is left out,
-    logged, and, when ``skipped`` is a list, recorded there as ``{kind, step, reason}``.
+    logged, and, when ``skipped`` is a list, recorded there as ``{kind, step, reason}``. A later step drawn
+    into an earlier figure (a trend test's line on the annual maxima) is in that figure's ``shows_steps``, and its
+    own figure is skipped as "shown in Figure n".
     """
     if hasattr(study, "to_dict"):
         study = study.to_dict()
@@ -171,7 +176,8 @@ def figures_for_study(study: Mapping[str, Any], run: Mapping[str, Any], *, inven
             if len(out) > before and maker is not None:
                 for d in deps:
                     replaced = maker.folds.get(d["tool"])
-                    if replaced and d.get("drawn", True):
+                    if replaced:
                         folded[d["step"], replaced] = out[-1]["number"]
+                        out[-1]["shows_steps"].append(d["step"])
     log.debug("%d figures drawn in %.2f s", len(out), time.perf_counter() - started)
     return out

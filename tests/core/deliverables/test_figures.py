@@ -129,6 +129,7 @@ def test_a_trend_test_is_drawn_on_the_annual_maxima_and_not_again(drawn):
     am = next(f for f in figs if f["kind"] == "annual_maxima")
     assert "Sen's slope" in am["caption"] and "Mann-Kendall" in am["caption"]
     assert not any(f["kind"] == "trend" for f in figs)
+    assert am["shows_steps"] == [am["step"], "s4"]
     assert {"kind": "trend", "step": "s4", "reason": f"shown in Figure {am['number']}"} in skipped
 
 
