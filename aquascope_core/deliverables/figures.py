@@ -44,7 +44,7 @@ def _caption(number: int, text: str, note: str) -> str:
     note = (note or "").strip()
     out = f"Figure {number}. {text}."
     if note:
-        out += " " + note.rstrip(".") + "."
+        out += " " + note[0].upper() + note[1:].rstrip(".") + "."
     return out
 
 

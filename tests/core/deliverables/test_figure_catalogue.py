@@ -101,3 +101,16 @@ def test_the_numbers_a_figure_draws_are_not_numbers_a_sentence_may_quote():
     payload = {"statistics": {"mean": 3.3025}, "plot": {"form": "monthly", "mean": [2.9075, 123.456]}}
     pool = number_pool(payload)
     assert 3.3025 in pool and 123.456 not in pool
+
+
+def test_a_reviewers_replacement_plan_names_its_figures_too():
+    from aquascope_core.workspace import Workspace
+    from roles.methodologist import apply_edits
+
+    planned = plan_and_run("flood_risk", 41.10, -74.96, intake={"return_period": 100}, execute=False)
+    ws = Workspace(study=planned.study.to_dict(), inventory={"recon": planned.recon})
+    bare = planned.study.to_dict()
+    for s in bare["steps"]:
+        s.pop("outputs", None)
+    assert apply_edits(ws, {"study": bare}) == []
+    assert [o["id"] for o in figure_outputs(ws.study["steps"][2])] == ["frequency_curve", "lmoment_diagram"]
