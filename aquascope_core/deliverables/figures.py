@@ -44,7 +44,10 @@ def _caption(number: int, text: str, note: str) -> str:
     note = (note or "").strip()
     out = f"Figure {number}. {text}."
     if note:
-        out += " " + note[0].upper() + note[1:].rstrip(".") + "."
+        first = note.split(" ", 1)[0]
+        if first.isalpha() and first.islower():  # a sentence, not a name ("schwingbach_well.csv" stays as it is)
+            note = note[0].upper() + note[1:]
+        out += " " + note.rstrip(".") + "."
     return out
 
 

@@ -13,7 +13,7 @@ from aquascope_core.deliverables.figures_base import (FigureDataMissing, FigureM
                                                       unit_label)
 from aquascope_core.deliverables.style import colour
 
-__all__ = ["MAKERS", "plot_dates", "draw_record", "gap_spans"]
+__all__ = ["MAKERS", "plot_dates", "series_dates", "draw_record", "gap_spans"]
 
 
 def plot_dates(dates: Sequence[str]) -> list[date]:
@@ -24,6 +24,25 @@ def plot_dates(dates: Sequence[str]) -> list[date]:
         y, m = int(parts[0]), int(parts[1]) if len(parts) > 1 else 7
         out.append(date(y, m, int(parts[2]) if len(parts) > 2 else 15))
     return out
+
+
+def series_dates(plot: Mapping[str, Any]) -> list[date]:
+    """The dates of a payload's compact series: its ``dates``, or one a day (daily form) or a month (monthly form)
+    from ``start``."""
+    from datetime import timedelta
+
+    if plot.get("dates"):
+        return plot_dates(plot["dates"])
+    start = plot.get("start")
+    n = len(plot.get("mean") or plot.get("values") or [])
+    if not start or not n:
+        raise FigureDataMissing("the figure needs the series' dates ('dates', or 'start' and its values)",
+                                argument="plot.dates")
+    if plot.get("form") == "daily":
+        (d0,) = plot_dates([start])
+        return [d0 + timedelta(days=k) for k in range(n)]
+    y, m = (int(p) for p in str(start).split("-")[:2])
+    return [date(y + (m - 1 + k) // 12, (m - 1 + k) % 12 + 1, 15) for k in range(n)]
 
 
 def gap_spans(xs: Sequence[date], ys: Sequence[float]) -> list[tuple[date, date]]:
@@ -54,7 +73,7 @@ def draw_record(ax: Any, plot: Mapping[str, Any], *, label: str, unit: Any, quan
 
     ``bars`` draws monthly means as bars without the daily range (for precipitation, whose daily range is
     mostly dry days and storms and would hide the means)."""
-    xs = plot_dates(need(plot, "dates", kind="record")[0])
+    xs = series_dates(plot)
     if plot.get("form") == "monthly" and bars:
         ys = numbers(plot.get("mean") or [])
         if not any(math.isfinite(v) for v in ys):
@@ -231,7 +250,7 @@ def baseflow(payload: Mapping[str, Any], context: Mapping[str, Any]) -> tuple[An
 
     total, base = need(payload, "plot.total", "plot.baseflow", kind="baseflow separation")
     fig, ax = new_figure()
-    xs = plot_dates(need(total, "dates", kind="baseflow separation")[0])
+    xs = series_dates(total)
     q = numbers(total.get("values") or [])
     b = numbers(base.get("values") or [])
     if len(q) != len(xs) or len(b) != len(xs):

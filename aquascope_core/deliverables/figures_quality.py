@@ -112,7 +112,7 @@ def wqi(payload: Mapping[str, Any], context: Mapping[str, Any]) -> tuple[Any, st
         ax.set_xticks([0])
         ax.set_xticklabels([str(year) if year else "index"])
         ax.set_xlim(-1, 1)
-        what = f"{year}" if year else "the period"
+        what = f"for {year}" if year else "for the period"
     if len(by_year) <= 1:
         ax.annotate(f"{value:.0f} ({payload.get('category') or _category(value)[0]})", xy=(0, value),
                     xytext=(0, 3), textcoords="offset points", ha="center", va="bottom", fontsize=8.5,
