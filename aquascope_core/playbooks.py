@@ -491,7 +491,11 @@ def choose_branch(pb: Mapping[str, Any], scope: dict[str, Any]) -> tuple[dict[st
 
 
 def _branch_steps(branch: Mapping[str, Any], scope: Mapping[str, Any], ctx: Mapping[str, Any]) -> tuple[list[Any], list[str]]:
-    """The branch's steps rendered for the site; optional steps the site cannot support dropped with a note."""
+    """The branch's steps rendered for the site; optional steps the site cannot support dropped with a note.
+
+    Each step's ``outputs`` are the figures and tables its tool feeds (the catalogue's), after those the playbook
+    names with its own captions; so every plan, a fallback branch's and a companion's too, says what it draws."""
+    from aquascope_core.catalogue import step_outputs
     from aquascope_core.registry import assess_method
     from aquascope_core.study import Step
 
@@ -511,6 +515,7 @@ def _branch_steps(branch: Mapping[str, Any], scope: Mapping[str, Any], ctx: Mapp
                 raise DeclinedError(f"The plan needs a station with {raw['station_variable']} and none is within reach.")
             local["station"] = st
         step = Step.from_dict(render(raw, local))
+        step.outputs = step_outputs(step.tool, step.outputs)
         step.depends_on = [d for d in step.depends_on if d not in dropped]
         if any(d in dropped for d in raw.get("depends_on", []) or []):
             dropped.add(step.id)
@@ -551,7 +556,7 @@ def plan(playbook: str | Mapping[str, Any], recon: Mapping[str, Any], intake: Ma
     Raises :class:`DeclinedError` with the playbook's sentence when it declines, or when a required
     step's method is not defensible at the site (an optional one is dropped with a note).
     """
-    from aquascope_core.catalogue import fill_outputs, validate_plan
+    from aquascope_core.catalogue import validate_plan
     from aquascope_core.study import Study
 
     pb = load(playbook) if isinstance(playbook, str) else copy.deepcopy(dict(playbook))
@@ -597,7 +602,6 @@ def plan(playbook: str | Mapping[str, Any], recon: Mapping[str, Any], intake: Ma
         problem={"kind": pb.get("problem", pb["id"]), "site": dict(recon.get("point") or {}), "params": dict(intake)},
         plan=plan_block,
     )
-    fill_outputs(study)
     errors = validate_plan(study, site=ctx)
     if errors:
         raise PlaybookError(f"playbook {pb['id']} branch {branch['id']} produced a plan that does not validate: "

@@ -114,3 +114,13 @@ def test_a_reviewers_replacement_plan_names_its_figures_too():
         s.pop("outputs", None)
     assert apply_edits(ws, {"study": bare}) == []
     assert [o["id"] for o in figure_outputs(ws.study["steps"][2])] == ["frequency_curve", "lmoment_diagram"]
+
+
+def test_a_fallback_branchs_steps_name_their_figures_too():
+    from aquascope_core import playbooks
+
+    recon = plan_and_run("flood_risk", 41.10, -74.96, intake={"return_period": 100}, execute=False).recon
+    steps = playbooks.plan_branch("flood_risk", recon, {"return_period": 100}, "at_site", prefix="s9_at_site")
+    assert [[o["id"] for o in figure_outputs(s.to_dict())] for s in steps] == [
+        list(TOOLS[s.tool].figures) for s in steps]
+    assert steps[0].id.startswith("s9_at_site")
