@@ -14,6 +14,7 @@ matplotlib is imported inside the drawing functions only.
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from typing import Any, Mapping
 
@@ -29,6 +30,10 @@ __all__ = ["FIGURE_KINDS", "FigureMaker", "FigureDataMissing", "draw", "figures_
 log = logging.getLogger(__name__)
 
 SITE_MAP = "site_map"
+
+# matplotlib's rcParams are global and its drawing is not thread-safe: one figure at a time in a process (a
+# server may run several studies in threads).
+_DRAWING = threading.Lock()
 
 FIGURE_KINDS: dict[str, FigureMaker] = {}
 for _family in (figures_site, figures_flow, figures_flood, figures_drought, figures_climate, figures_regional,
@@ -73,7 +78,7 @@ def draw(kind: str, payload: Mapping[str, Any] | None, *, number: int, caption: 
     from aquascope_core.deliverables.style import house_style, save
 
     ctx = dict(context or {})
-    with house_style():
+    with _DRAWING, house_style():
         fig, note = maker(payload, ctx)
         png, svg = save(fig)
     return {
