@@ -167,6 +167,21 @@ def _type_ok(value: Any, annotation: str) -> bool:
     return any(isinstance(value, _TYPE_WORDS[w]) for w in known)
 
 
+def _output_problems(step: Any) -> list[str]:
+    """A step's outputs that are not {kind: figure|table, id, caption} of what its tool feeds."""
+    spec = TOOLS[step.tool]
+    errors = []
+    for o in step.outputs or []:
+        kind, ident = (o.get("kind"), o.get("id")) if isinstance(o, Mapping) else (None, None)
+        listed = {"figure": spec.figures, "table": spec.tables}.get(kind)
+        if listed is None:
+            errors.append(f"step {step.id}: output {o!r} must be {{kind: figure|table, id, caption}}")
+        elif ident not in listed:
+            errors.append(f"step {step.id}: {step.tool} feeds no {kind} {ident!r} (its {kind}s: "
+                          f"{', '.join(listed) or 'none'})")
+    return errors
+
+
 def validate_step(step: Any, *, earlier: list[str] | tuple[str, ...] = (), site: Any = None) -> list[str]:
     """Problems with one step, each naming the step; ``earlier`` are the ids of the steps before it.
 
@@ -211,15 +226,6 @@ def validate_step(step: Any, *, earlier: list[str] | tuple[str, ...] = (), site:
             errors.append(f"step {sid}: refers to result.{ref_step} but does not list it in depends_on")
     for g in step.expects:
         errors.extend(f"step {sid}: gate {e}" for e in validate_gate(g))
-    spec = TOOLS[step.tool]
-    for o in step.outputs or []:
-        kind, ident = (o.get("kind"), o.get("id")) if isinstance(o, Mapping) else (None, None)
-        listed = {"figure": spec.figures, "table": spec.tables}.get(kind)
-        if listed is None:
-            errors.append(f"step {sid}: output {o!r} must be {{kind: figure|table, id, caption}}")
-        elif ident not in listed:
-            errors.append(f"step {sid}: {step.tool} feeds no {kind} {ident!r} (its {kind}s: "
-                          f"{', '.join(listed) or 'none'})")
     if step.method is not None:
         if step.method not in METHODS:
             errors.append(f"step {sid}: method {step.method!r} is not a registry id")
@@ -238,6 +244,7 @@ def validate_step(step: Any, *, earlier: list[str] | tuple[str, ...] = (), site:
             alt = {"id": sid, "depends_on": step.depends_on, **fb["step"]}
             errors.extend(e.replace(f"step {sid}:", f"step {sid} (fallback):")
                           for e in validate_step(alt, earlier=earlier, site=site))
+    errors.extend(_output_problems(step))
     return errors
 
 
