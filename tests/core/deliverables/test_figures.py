@@ -142,11 +142,24 @@ def test_bulletin17c_curve_shows_the_historical_record(drawn):
 
 
 def test_a_step_not_established_is_skipped_with_its_reason(drawn):
-    _study, run, _recon, figs, skipped = drawn["water_quality_trend"]
-    assert run["results"]["s3"]["status"] == "failed"
-    row = next(s for s in skipped if s["step"] == "s3")
-    assert row["kind"] == "wqi" and row["reason"].startswith("step s3 was not established (the CCME index needs")
-    assert not any(f["kind"] == "wqi" for f in figs)
+    # every step of every run that was not established: its figures are skipped, with the run's reason
+    for name, (study, run, _recon, figs, skipped) in drawn.items():
+        for s in study["steps"]:
+            res = run["results"].get(s["id"]) or {}
+            if figure_outputs(s) and res.get("status") != "ok":
+                rows = [r for r in skipped if r["step"] == s["id"]]
+                assert rows and all(r["reason"].startswith(f"step {s['id']} was not established") for r in rows), name
+                assert not any(f["step"] == s["id"] for f in figs), name
+    # and the flood frequency step of the flagship study, failed by a gate, loses its two figures
+    study, run, recon, _figs, _skipped = drawn["flood"]
+    run = json.loads(json.dumps(run))
+    run["results"]["s3"].update(status="failed", failed_reason="gate spread_within failed")
+    skipped: list[dict] = []
+    figs = figures_for_study(study, run, skipped=skipped)
+    assert [(r["kind"], r["reason"]) for r in skipped if r["step"] == "s3"] == [
+        ("frequency_curve", "step s3 was not established (gate spread_within failed)"),
+        ("lmoment_diagram", "step s3 was not established (gate spread_within failed)")]
+    assert [f["kind"] for f in figs] == ["series", "annual_maxima"]
 
 
 def test_a_payload_lacking_its_series_skips_cleanly_never_an_empty_panel(drawn):
