@@ -510,7 +510,11 @@ def choose_branch(pb: Mapping[str, Any], scope: dict[str, Any]) -> tuple[dict[st
 
 
 def _branch_steps(branch: Mapping[str, Any], scope: Mapping[str, Any], ctx: Mapping[str, Any]) -> tuple[list[Any], list[str]]:
-    """The branch's steps rendered for the site; optional steps the site cannot support dropped with a note."""
+    """The branch's steps rendered for the site; optional steps the site cannot support dropped with a note.
+
+    Each step's ``outputs`` are the figures and tables its tool feeds (the catalogue's), after those the playbook
+    names with its own captions; so every plan, a fallback branch's and a companion's too, says what it draws."""
+    from aquascope_core.catalogue import step_outputs
     from aquascope_core.registry import assess_method
     from aquascope_core.study import Step
 
@@ -530,6 +534,7 @@ def _branch_steps(branch: Mapping[str, Any], scope: Mapping[str, Any], ctx: Mapp
                 raise DeclinedError(f"The plan needs a station with {raw['station_variable']} and none is within reach.")
             local["station"] = st
         step = Step.from_dict(render(raw, local))
+        step.outputs = step_outputs(step.tool, step.outputs)
         step.depends_on = [d for d in step.depends_on if d not in dropped]
         if any(d in dropped for d in raw.get("depends_on", []) or []):
             dropped.add(step.id)

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from aquascope_core import playbooks
-from aquascope_core.catalogue import validate_plan
+from aquascope_core.catalogue import fill_outputs, validate_plan
 from aquascope_core.deliverables.report_md import plan_markdown
 from aquascope_core.errors import DeclinedError
 from aquascope_core.study import Study
@@ -165,6 +165,7 @@ def apply_edits(ws: Workspace, edits: Any) -> list[str]:
             candidate = Study.from_dict(data)
         except Exception as exc:  # noqa: BLE001
             return [str(exc)]
+    fill_outputs(candidate)  # an edited or replaced plan names what it will draw, as a playbook's does
     errors = validate_plan(candidate, site=study.plan.get("site_context")
                            or ((ws.inventory or {}).get("recon") or {}).get("context"))
     if errors:

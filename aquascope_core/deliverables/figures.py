@@ -7,18 +7,20 @@
                                       first; a figure whose payload lacks what it needs is skipped with the reason
 
 The makers live by family (figures_flood, figures_flow, figures_drought, figures_climate, figures_supply,
-figures_quality, figures_regional, figures_site); they read the payloads only and never recompute a method.
+figures_quality, figures_regional, figures_model, figures_site); they read the payloads only and never recompute a method.
 matplotlib is imported inside the drawing functions only.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from typing import Any, Mapping
 
 from aquascope_core.deliverables import (figures_climate, figures_drought, figures_flood, figures_flow,
-                                         figures_quality, figures_regional, figures_site, figures_supply)
+                                         figures_model, figures_quality, figures_regional, figures_site,
+                                         figures_supply)
 from aquascope_core.deliverables.figures_base import FigureDataMissing, FigureMaker
 from aquascope_core.errors import InputError
 
@@ -29,9 +31,13 @@ log = logging.getLogger(__name__)
 
 SITE_MAP = "site_map"
 
+# matplotlib's rcParams are global and its drawing is not thread-safe: one figure at a time in a process (a
+# server may run several studies in threads).
+_DRAWING = threading.Lock()
+
 FIGURE_KINDS: dict[str, FigureMaker] = {}
 for _family in (figures_site, figures_flow, figures_flood, figures_drought, figures_climate, figures_regional,
-                figures_supply, figures_quality):
+                figures_model, figures_supply, figures_quality):
     for _m in _family.MAKERS:
         if _m.kind in FIGURE_KINDS:
             raise RuntimeError(f"figure kind {_m.kind!r} is defined twice")
@@ -43,6 +49,9 @@ def _caption(number: int, text: str, note: str) -> str:
     note = (note or "").strip()
     out = f"Figure {number}. {text}."
     if note:
+        first = note.split(" ", 1)[0]
+        if first.isalpha() and first.islower():  # a sentence, not a name ("schwingbach_well.csv" stays as it is)
+            note = note[0].upper() + note[1:]
         out += " " + note.rstrip(".") + "."
     return out
 
@@ -53,6 +62,8 @@ def draw(kind: str, payload: Mapping[str, Any] | None, *, number: int, caption: 
 
     ``context`` may hold ``step`` (its id), ``arguments`` (the step's resolved arguments), ``params`` (the
     study's problem parameters, e.g. the design return period) and ``inventory`` (the site reconnaissance).
+    Returns ``{id, kind, number, caption, step, shows_steps, png, svg}``; ``shows_steps`` lists the step and any
+    later step drawn into this figure (see :attr:`FigureMaker.folds`; :func:`figures_for_study` fills it).
     Raises :class:`FigureDataMissing` when the payload lacks what the figure needs (nothing is drawn) and
     :class:`InputError` for an unknown kind or a bad number.
     """
@@ -67,7 +78,7 @@ def draw(kind: str, payload: Mapping[str, Any] | None, *, number: int, caption: 
     from aquascope_core.deliverables.style import house_style, save
 
     ctx = dict(context or {})
-    with house_style():
+    with _DRAWING, house_style():
         fig, note = maker(payload, ctx)
         png, svg = save(fig)
     return {
@@ -76,6 +87,7 @@ def draw(kind: str, payload: Mapping[str, Any] | None, *, number: int, caption: 
         "number": number,
         "caption": _caption(number, caption or maker.title, note),
         "step": ctx.get("step"),
+        "shows_steps": [ctx.get("step")] if ctx.get("step") else [],
         "png": png,
         "svg": svg,
     }
@@ -95,14 +107,32 @@ def _results(run: Any) -> Mapping[str, Any]:
     return res if isinstance(res, Mapping) else {}
 
 
+def _dependents(steps: list[Mapping[str, Any]], results: Mapping[str, Any], sid: Any,
+                folds: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The established later steps that depend on ``sid`` and whose tool this figure folds in."""
+    out = []
+    if not folds:
+        return out
+    for st in steps:
+        res = results.get(st.get("id"))
+        if (sid in (st.get("depends_on") or []) and st.get("tool") in folds and isinstance(res, Mapping)
+                and res.get("status") == "ok"):
+            out.append({"step": st.get("id"), "tool": st.get("tool"), "payload": res.get("payload"),
+                        "arguments": res.get("arguments") or {}})
+    return out
+
+
 def figures_for_study(study: Mapping[str, Any], run: Mapping[str, Any], *, inventory: Mapping[str, Any] | None = None,
                       skipped: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     """Every figure the plan names, drawn from the run, numbered in report order (the site map first).
 
-    ``study`` is a study dict (version 3: ``steps[i].outputs``), ``run`` a run dict (or a StudyRun) and
-    ``inventory`` the site reconnaissance (``point`` and ``stations``) the site map is drawn from. A figure
+    ``study`` is a study dict or Study (version 3: ``steps[i].outputs``), ``run`` a run dict or StudyRun and
+    ``inventory`` what the site map is drawn from: a workspace's inventory (its ``recon``) or the site
+    reconnaissance itself (``point`` and ``stations``). A figure
     that cannot be drawn (its step not established, its payload lacking the series it needs) is left out,
-    logged, and, when ``skipped`` is a list, recorded there as ``{kind, step, reason}``.
+    logged, and, when ``skipped`` is a list, recorded there as ``{kind, step, reason}``. A later step drawn
+    into an earlier figure (a trend test's line on the annual maxima) is in that figure's ``shows_steps``, and its
+    own figure is skipped as "shown in Figure n".
     """
     if hasattr(study, "to_dict"):
         study = study.to_dict()
@@ -127,15 +157,17 @@ def figures_for_study(study: Mapping[str, Any], run: Mapping[str, Any], *, inven
             skip(kind, ctx.get("step"), exc.message)
 
     if inventory:
-        attempt(SITE_MAP, inventory, None, {"step": None, "params": params, "inventory": inventory,
-                                            "study": study})
-    for step in study.get("steps") or []:
-        if not isinstance(step, Mapping):
-            continue
+        attempt(SITE_MAP, inventory, None, {"step": None, "params": params, "inventory": inventory})
+    steps = [st for st in (study.get("steps") or []) if isinstance(st, Mapping)]
+    folded: dict[tuple[str, str], int] = {}  # (step id, figure kind) -> the figure number it was drawn into
+    for step in steps:
         sid = step.get("id")
         for output in figure_outputs(step):
             kind = str(output.get("id") or "")
             res = results.get(sid)
+            if (sid, kind) in folded:
+                skip(kind, sid, f"shown in Figure {folded[sid, kind]}")
+                continue
             if not isinstance(res, Mapping):
                 skip(kind, sid, f"step {sid} has no result in the run")
                 continue
@@ -143,8 +175,17 @@ def figures_for_study(study: Mapping[str, Any], run: Mapping[str, Any], *, inven
                 why = res.get("failed_reason") or res.get("status")
                 skip(kind, sid, f"step {sid} was not established ({why})")
                 continue
+            maker = FIGURE_KINDS.get(kind)
+            deps = _dependents(steps, results, sid, maker.folds if maker else {})
             ctx = {"step": sid, "tool": res.get("tool"), "arguments": res.get("arguments") or {}, "params": params,
-                   "inventory": inventory or {}}
+                   "inventory": inventory or {}, "dependents": deps}
+            before = len(out)
             attempt(kind, res.get("payload"), output.get("caption"), ctx)
+            if len(out) > before and maker is not None:
+                for d in deps:
+                    replaced = maker.folds.get(d["tool"])
+                    if replaced:
+                        folded[d["step"], replaced] = out[-1]["number"]
+                        out[-1]["shows_steps"].append(d["step"])
     log.debug("%d figures drawn in %.2f s", len(out), time.perf_counter() - started)
     return out
