@@ -37,8 +37,8 @@ def cell_value(x: Any) -> tuple[Any, str | None]:
         return x, None
     s = plain(str(x)).strip()
     pct = s.endswith("%")
-    core = s[:-1].strip() if pct else s
-    if _NUM.match(core):
+    core = (s[:-1].strip() if pct else s).replace("\u2212", "-")
+    if _NUM.match(core) and not (len(core) > 1 and core[0] == "0" and core[1].isdigit()):  # "01440000" is an id
         v = float(core.replace(",", ""))
         if v.is_integer() and "." not in core and "e" not in core.lower():
             v = int(v)

@@ -235,3 +235,15 @@ def test_html_of_a_figure_without_its_image_says_so():
                                           "figures": [{"name": "figures/x.png", "caption": "Flows", "number": 2}]}]}
     page = render_html(report, {})
     assert "Figure 2. Flows (the image is not available)" in page
+
+
+def test_report_cells_become_typed_workbook_values():
+    import datetime
+
+    from aquascope_core.deliverables.workbook import cell_value
+
+    assert cell_value("89.5 %") == (89.5, '0.0" %"') and cell_value("1,000") == (1000, None)
+    assert cell_value("\u22121.99") == (-1.99, None) and cell_value("0.5") == (0.5, None)
+    assert cell_value("2025-05-05") == (datetime.date(2025, 5, 5), "yyyy-mm-dd")
+    assert cell_value("01440000") == ("01440000", None)  # a station id keeps its leading zero
+    assert cell_value("97.5 to 189") == ("97.5 to 189", None) and cell_value(None) == (None, None)
