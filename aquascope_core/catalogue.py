@@ -25,7 +25,8 @@ from aquascope_core.gates import validate_gate
 from aquascope_core.paths import REFERENCE, references_in
 from aquascope_core.toolspec import RUNTIME_ARGUMENTS, ToolSpec
 
-__all__ = ["ToolSpec", "TOOLS", "tool", "callables", "schema", "compact", "validate_step", "validate_plan"]
+__all__ = ["ToolSpec", "TOOLS", "tool", "callables", "schema", "compact", "validate_step", "validate_plan",
+           "step_outputs", "fill_outputs"]
 
 # Modules under aquascope_core.tools whose SPECS make up the catalogue, one per family of tools.
 TOOL_MODULES = (
@@ -108,6 +109,43 @@ def compact(problem: str | None = None) -> list[dict[str, Any]]:
     return rows
 
 
+# -- the figures and tables a step feeds ---------------------------------------------------------
+
+def _default_caption(kind: str, ident: str) -> str:
+    if kind == "figure":
+        from aquascope_core.deliverables.figures import FIGURE_KINDS
+
+        maker = FIGURE_KINDS.get(ident)
+        if maker is not None:
+            return maker.title
+    return ident.replace("_", " ").capitalize()
+
+
+def step_outputs(tool_id: str, named: Any = None) -> list[dict[str, Any]]:
+    """The outputs ({kind, id, caption}) a step of ``tool_id`` feeds: those ``named`` (a plan's own, kept in
+    order with their captions), then every figure and table the catalogue lists for the tool and the plan
+    did not name, with a default caption. An unknown tool gives the named outputs unchanged."""
+    out = [dict(o) for o in (named or []) if isinstance(o, Mapping)]
+    spec = TOOLS.get(tool_id)
+    if spec is None:
+        return out
+    have = {(o.get("kind"), o.get("id")) for o in out}
+    for kind, idents in (("figure", spec.figures), ("table", spec.tables)):
+        for ident in idents:
+            if (kind, ident) not in have:
+                out.append({"kind": kind, "id": ident, "caption": _default_caption(kind, ident)})
+    return out
+
+
+def fill_outputs(study: Any) -> Any:
+    """Fill every step's ``outputs`` from the catalogue (see :func:`step_outputs`), in place; returns the study.
+
+    So a plan says what the deliverables will draw whoever wrote it (a playbook, a model, a person)."""
+    for step in getattr(study, "steps", None) or []:
+        step.outputs = step_outputs(step.tool, step.outputs)
+    return study
+
+
 # -- validation -----------------------------------------------------------------------------------
 
 _TYPE_WORDS = {"int": (int,), "float": (int, float), "str": (str,), "bool": (bool,), "list": (list, tuple),
@@ -173,6 +211,15 @@ def validate_step(step: Any, *, earlier: list[str] | tuple[str, ...] = (), site:
             errors.append(f"step {sid}: refers to result.{ref_step} but does not list it in depends_on")
     for g in step.expects:
         errors.extend(f"step {sid}: gate {e}" for e in validate_gate(g))
+    spec = TOOLS[step.tool]
+    for o in step.outputs or []:
+        kind, ident = (o.get("kind"), o.get("id")) if isinstance(o, Mapping) else (None, None)
+        listed = {"figure": spec.figures, "table": spec.tables}.get(kind)
+        if listed is None:
+            errors.append(f"step {sid}: output {o!r} must be {{kind: figure|table, id, caption}}")
+        elif ident not in listed:
+            errors.append(f"step {sid}: {step.tool} feeds no {kind} {ident!r} (its {kind}s: "
+                          f"{', '.join(listed) or 'none'})")
     if step.method is not None:
         if step.method not in METHODS:
             errors.append(f"step {sid}: method {step.method!r} is not a registry id")

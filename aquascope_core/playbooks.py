@@ -551,7 +551,7 @@ def plan(playbook: str | Mapping[str, Any], recon: Mapping[str, Any], intake: Ma
     Raises :class:`DeclinedError` with the playbook's sentence when it declines, or when a required
     step's method is not defensible at the site (an optional one is dropped with a note).
     """
-    from aquascope_core.catalogue import validate_plan
+    from aquascope_core.catalogue import fill_outputs, validate_plan
     from aquascope_core.study import Study
 
     pb = load(playbook) if isinstance(playbook, str) else copy.deepcopy(dict(playbook))
@@ -597,6 +597,7 @@ def plan(playbook: str | Mapping[str, Any], recon: Mapping[str, Any], intake: Ma
         problem={"kind": pb.get("problem", pb["id"]), "site": dict(recon.get("point") or {}), "params": dict(intake)},
         plan=plan_block,
     )
+    fill_outputs(study)
     errors = validate_plan(study, site=ctx)
     if errors:
         raise PlaybookError(f"playbook {pb['id']} branch {branch['id']} produced a plan that does not validate: "

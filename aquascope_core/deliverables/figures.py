@@ -7,7 +7,7 @@
                                       first; a figure whose payload lacks what it needs is skipped with the reason
 
 The makers live by family (figures_flood, figures_flow, figures_drought, figures_climate, figures_supply,
-figures_quality, figures_regional, figures_site); they read the payloads only and never recompute a method.
+figures_quality, figures_regional, figures_model, figures_site); they read the payloads only and never recompute a method.
 matplotlib is imported inside the drawing functions only.
 """
 
@@ -18,7 +18,8 @@ import time
 from typing import Any, Mapping
 
 from aquascope_core.deliverables import (figures_climate, figures_drought, figures_flood, figures_flow,
-                                         figures_quality, figures_regional, figures_site, figures_supply)
+                                         figures_model, figures_quality, figures_regional, figures_site,
+                                         figures_supply)
 from aquascope_core.deliverables.figures_base import FigureDataMissing, FigureMaker
 from aquascope_core.errors import InputError
 
@@ -31,7 +32,7 @@ SITE_MAP = "site_map"
 
 FIGURE_KINDS: dict[str, FigureMaker] = {}
 for _family in (figures_site, figures_flow, figures_flood, figures_drought, figures_climate, figures_regional,
-                figures_supply, figures_quality):
+                figures_model, figures_supply, figures_quality):
     for _m in _family.MAKERS:
         if _m.kind in FIGURE_KINDS:
             raise RuntimeError(f"figure kind {_m.kind!r} is defined twice")
@@ -95,12 +96,28 @@ def _results(run: Any) -> Mapping[str, Any]:
     return res if isinstance(res, Mapping) else {}
 
 
+def _dependents(steps: list[Mapping[str, Any]], results: Mapping[str, Any], sid: Any,
+                folds: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The established later steps that depend on ``sid`` and whose tool this figure folds in."""
+    out = []
+    if not folds:
+        return out
+    for st in steps:
+        res = results.get(st.get("id"))
+        if (sid in (st.get("depends_on") or []) and st.get("tool") in folds and isinstance(res, Mapping)
+                and res.get("status") == "ok"):
+            out.append({"step": st.get("id"), "tool": st.get("tool"), "payload": res.get("payload"),
+                        "arguments": res.get("arguments") or {}})
+    return out
+
+
 def figures_for_study(study: Mapping[str, Any], run: Mapping[str, Any], *, inventory: Mapping[str, Any] | None = None,
                       skipped: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     """Every figure the plan names, drawn from the run, numbered in report order (the site map first).
 
-    ``study`` is a study dict (version 3: ``steps[i].outputs``), ``run`` a run dict (or a StudyRun) and
-    ``inventory`` the site reconnaissance (``point`` and ``stations``) the site map is drawn from. A figure
+    ``study`` is a study dict or Study (version 3: ``steps[i].outputs``), ``run`` a run dict or StudyRun and
+    ``inventory`` what the site map is drawn from: a workspace's inventory (its ``recon``) or the site
+    reconnaissance itself (``point`` and ``stations``). A figure
     that cannot be drawn (its step not established, its payload lacking the series it needs) is left out,
     logged, and, when ``skipped`` is a list, recorded there as ``{kind, step, reason}``.
     """
@@ -127,15 +144,17 @@ def figures_for_study(study: Mapping[str, Any], run: Mapping[str, Any], *, inven
             skip(kind, ctx.get("step"), exc.message)
 
     if inventory:
-        attempt(SITE_MAP, inventory, None, {"step": None, "params": params, "inventory": inventory,
-                                            "study": study})
-    for step in study.get("steps") or []:
-        if not isinstance(step, Mapping):
-            continue
+        attempt(SITE_MAP, inventory, None, {"step": None, "params": params, "inventory": inventory})
+    steps = [st for st in (study.get("steps") or []) if isinstance(st, Mapping)]
+    folded: dict[tuple[str, str], int] = {}  # (step id, figure kind) -> the figure number it was drawn into
+    for step in steps:
         sid = step.get("id")
         for output in figure_outputs(step):
             kind = str(output.get("id") or "")
             res = results.get(sid)
+            if (sid, kind) in folded:
+                skip(kind, sid, f"shown in Figure {folded[sid, kind]}")
+                continue
             if not isinstance(res, Mapping):
                 skip(kind, sid, f"step {sid} has no result in the run")
                 continue
@@ -143,8 +162,16 @@ def figures_for_study(study: Mapping[str, Any], run: Mapping[str, Any], *, inven
                 why = res.get("failed_reason") or res.get("status")
                 skip(kind, sid, f"step {sid} was not established ({why})")
                 continue
+            maker = FIGURE_KINDS.get(kind)
+            deps = _dependents(steps, results, sid, maker.folds if maker else {})
             ctx = {"step": sid, "tool": res.get("tool"), "arguments": res.get("arguments") or {}, "params": params,
-                   "inventory": inventory or {}}
+                   "inventory": inventory or {}, "dependents": deps}
+            before = len(out)
             attempt(kind, res.get("payload"), output.get("caption"), ctx)
+            if len(out) > before and maker is not None:
+                for d in deps:
+                    replaced = maker.folds.get(d["tool"])
+                    if replaced and d.get("drawn", True):
+                        folded[d["step"], replaced] = out[-1]["number"]
     log.debug("%d figures drawn in %.2f s", len(out), time.perf_counter() - started)
     return out

@@ -10,13 +10,14 @@ plotting position.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
 from aquascope_core.errors import InsufficientDataError
 
-__all__ = ["FigureMaker", "FigureDataMissing", "need", "numbers", "finite_pairs", "station_label", "unit_label",
-           "year_span", "gumbel_reduced", "plain_log", "set_return_period_axis", "legend_outside", "month_labels",
+__all__ = ["FigureMaker", "FigureDataMissing", "dependent", "need", "numbers", "finite_pairs", "station_label", "unit_label",
+           "year_span", "gumbel_reduced", "plain_log", "set_return_period_axis", "legend_outside",
+           "legend_columns", "figure_legend", "date_axis", "month_labels",
            "design_return_period", "MONTHS"]
 
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
@@ -32,13 +33,27 @@ class FigureDataMissing(InsufficientDataError):
 
 @dataclass(frozen=True)
 class FigureMaker:
+    """One figure kind. ``folds`` maps a tool to the figure kind it replaces: the payload of a later step of that
+    tool which depends on this figure's step is handed to the maker (``context["dependents"]``) and drawn into
+    this figure (a trend test's line on the annual maxima), and that step's own figure of the replaced kind is
+    then left out as shown here."""
+
     kind: str
     title: str          # the caption's first sentence when the plan gives none
     make: Make
     family: str = ""
+    folds: Mapping[str, str | None] = field(default_factory=dict)
 
     def __call__(self, payload: Mapping[str, Any], context: Mapping[str, Any]) -> tuple[Any, str]:
         return self.make(payload, context)
+
+
+def dependent(context: Mapping[str, Any], tool: str) -> Mapping[str, Any] | None:
+    """The payload of the first later step of ``tool`` folded into this figure (see FigureMaker.folds), or None."""
+    for d in context.get("dependents") or []:
+        if d.get("tool") == tool and isinstance(d.get("payload"), Mapping):
+            return d["payload"]
+    return None
 
 
 def need(payload: Mapping[str, Any] | None, *paths: str, kind: str = "figure") -> list[Any]:
@@ -143,13 +158,38 @@ def plain_log(ax: Any, axis: str = "y") -> None:
     target.set_minor_formatter(FuncFormatter(lambda v, _pos: ""))
 
 
+def legend_columns(labels: Sequence[str], width_chars: int = 96) -> int:
+    """How many legend columns fit across the page for these labels (at the legend's 8-point text)."""
+    longest = max((len(str(lab)) for lab in labels), default=1) + 6
+    return max(1, min(len(labels), 3, width_chars // longest))
+
+
 def legend_outside(ax: Any, *, ncol: int | None = None, **kw: Any) -> None:
-    """A legend below the axes (never over the data); no-op when nothing is labelled."""
+    """A legend below the axes (never over the data), as many columns as fit; no-op when nothing is labelled."""
     handles, labels = ax.get_legend_handles_labels()
     if not handles:
         return
-    ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=ncol or min(3, len(handles)),
-              **kw)
+    ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.2),
+              ncol=min(ncol, legend_columns(labels)) if ncol else legend_columns(labels), **kw)
+
+
+def figure_legend(fig: Any, axes: Sequence[Any]) -> None:
+    """One legend below all the panels of a figure (labels gathered from every axes, first one kept)."""
+    seen: dict[str, Any] = {}
+    for ax in axes:
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            seen.setdefault(lab, h)
+    if seen:
+        fig.legend(list(seen.values()), list(seen), loc="outside lower center", ncol=legend_columns(list(seen)))
+
+
+def date_axis(ax: Any, maxticks: int = 8) -> None:
+    """Dates on the x axis labelled concisely (years, or months within a year), never crowded."""
+    from matplotlib.dates import AutoDateLocator, ConciseDateFormatter
+
+    locator = AutoDateLocator(minticks=3, maxticks=maxticks)
+    ax.xaxis.set_major_locator(locator)
+    ax.xaxis.set_major_formatter(ConciseDateFormatter(locator))
 
 
 def month_labels(ax: Any, months: Sequence[int] = tuple(range(1, 13))) -> None:

@@ -3,10 +3,11 @@ and a series with its Sen's slope (any trend test)."""
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any, Mapping, Sequence
 
-from aquascope_core.deliverables.figures_base import (FigureDataMissing, FigureMaker, design_return_period,
+from aquascope_core.deliverables.figures_base import (FigureDataMissing, FigureMaker, dependent, design_return_period,
                                                       gumbel_reduced, legend_outside, need, numbers, plain_log,
                                                       set_return_period_axis, station_label, unit_label, year_span)
 from aquascope_core.deliverables.style import colour
@@ -86,8 +87,9 @@ def annual_maxima(payload: Mapping[str, Any], context: Mapping[str, Any]) -> tup
         hy = [v for y, v in zip(years, ys) if int(y) in hist_years]
         ax.vlines(hx, 0, hy, color=colour("orange"), linewidth=1.6)
         ax.plot(hx, hy, "s", color=colour("vermilion"), markersize=4.5, label="historical peak")
-    trend = context.get("trend") or {}
-    tnote = _trend_line(ax, trend, [float(y) for y in years]) if trend else ""
+    tested = dependent(context, "trend_test") or {}
+    trend_ = tested.get("trend") if isinstance(tested.get("trend"), Mapping) else {}
+    tnote = _trend_line(ax, trend_, [float(y) for y in years]) if trend_ else ""
     basis = payload.get("label") or payload.get("basis") or ""
     ax.set_ylabel(unit_label(payload.get("unit"), "Annual maximum discharge"))
     ax.set_xlabel("Water year" if payload.get("water_years") else "Year")
@@ -124,8 +126,6 @@ def _fit_label(name: str, fit: Mapping[str, Any]) -> str:
 
 
 def frequency_curve(payload: Mapping[str, Any], context: Mapping[str, Any]) -> tuple[Any, str]:
-    import numpy as np
-
     from aquascope_core.deliverables.style import new_figure
 
     rps, fits = need(payload, "return_periods", "fits", kind="frequency curve")
@@ -194,26 +194,29 @@ def frequency_curve(payload: Mapping[str, Any], context: Mapping[str, Any]) -> t
     note += f"; observed maxima at {pp} (a = {PLOTTING_A})"
     if T is not None:
         note += f"; the dashed line marks the {T:g}-year design return period"
-    del np
     return fig, note
 
 
-# L-moment ratio curves: tau4 as a function of tau3 for the three-parameter distributions.
-def _curve(name: str, t3: Any) -> Any:
+# L-moment ratio curves: tau4 as a function of tau3 for the three-parameter distributions (theory, the same for
+# every study: computed once per process on a grid of t3).
+_T3_GRID = tuple(round(-0.2 + 0.02 * i, 2) for i in range(41))
+
+
+@functools.lru_cache(maxsize=None)
+def _curve(name: str) -> tuple[float, ...]:
     import numpy as np
 
     from aquascope_core.methods.lmoments import tau4_on_curve
 
+    t3 = np.asarray(_T3_GRID)
     if name == "gpa":
-        return t3 * (1 + 5 * t3) / (5 + t3)
+        return tuple(t3 * (1 + 5 * t3) / (5 + t3))
     if name == "bound":
-        return (5 * t3 * t3 - 1) / 4
-    return np.asarray(tau4_on_curve(name, t3), dtype=float)
+        return tuple((5 * t3 * t3 - 1) / 4)
+    return tuple(float(v) for v in np.asarray(tau4_on_curve(name, t3), dtype=float))
 
 
 def lmoment_diagram(payload: Mapping[str, Any], context: Mapping[str, Any]) -> tuple[Any, str]:
-    import numpy as np
-
     from aquascope_core.deliverables.style import new_figure
 
     lm = payload.get("sample_lmoments") or {}
@@ -222,11 +225,11 @@ def lmoment_diagram(payload: Mapping[str, Any], context: Mapping[str, Any]) -> t
                                 "('sample_lmoments.t3' and '.t4')", argument="sample_lmoments")
     t3s, t4s = float(lm["t3"]), float(lm["t4"])
     fig, ax = new_figure(height=4.0, width=5.2)
-    t = np.linspace(-0.2, 0.6, 161)
+    t = _T3_GRID
     for i, (name, label) in enumerate((("gev", "GEV"), ("glo", "generalised logistic"),
                                        ("pe3", "Pearson type III"), ("gpa", "generalised Pareto"))):
-        ax.plot(t, _curve(name, t), color=colour(i), linewidth=1.3, label=label)
-    ax.plot(t, _curve("bound", t), color=colour("grey"), linewidth=0.9, linestyle=":", label="lower bound")
+        ax.plot(t, _curve(name), color=colour(i), linewidth=1.3, label=label)
+    ax.plot(t, _curve("bound"), color=colour("grey"), linewidth=0.9, linestyle=":", label="lower bound")
     ax.plot([0.1699], [0.1504], "^", color="black", markersize=5, label="Gumbel")
     ax.plot([0.0], [0.1226], "v", color="black", markersize=5, label="normal")
     ax.plot([t3s], [t4s], "*", color=colour("vermilion"), markersize=13, markeredgecolor="black",
@@ -263,14 +266,14 @@ def trend(payload: Mapping[str, Any], context: Mapping[str, Any]) -> tuple[Any, 
     fig, ax = new_figure()
     ax.plot(xs, ys, "o-", color=colour("blue"), markersize=3, linewidth=0.7, label="tested series")
     tnote = _trend_line(ax, tr, xs)
-    ax.set_ylabel(unit_label(payload.get("unit") or args.get("unit"), "Value"))
+    ax.set_ylabel(unit_label(payload.get("unit") or args.get("unit"), "Tested series"))
     ax.set_xlabel("Year" if min(xs) > 1000 else str(tr.get("time_unit") or "Time step").capitalize())
     legend_outside(ax)
     return fig, f"{len(ys)} values; {tnote}" if tnote else f"{len(ys)} values"
 
 
 MAKERS = [
-    FigureMaker("annual_maxima", "Annual maxima", annual_maxima, "flood"),
+    FigureMaker("annual_maxima", "Annual maxima", annual_maxima, "flood", folds={"trend_test": "trend"}),
     FigureMaker("frequency_curve", "Flood frequency curve", frequency_curve, "flood"),
     FigureMaker("lmoment_diagram", "L-moment ratio diagram", lmoment_diagram, "flood"),
     FigureMaker("trend", "Series with Sen's slope", trend, "flood"),

@@ -73,6 +73,9 @@ def site_map(payload: Mapping[str, Any], context: Mapping[str, Any]) -> tuple[An
 
     from aquascope_core.deliverables.style import new_figure
 
+    # a workspace's inventory holds the reconnaissance under "recon"; a bare reconnaissance is taken as it is
+    if isinstance(payload.get("recon"), Mapping) and payload["recon"].get("stations") is not None:
+        payload = payload["recon"]
     point = payload.get("point") or payload.get("site") or {}
     lat0, lon0 = point.get("lat"), point.get("lon")
     if not isinstance(lat0, (int, float)) or not isinstance(lon0, (int, float)):

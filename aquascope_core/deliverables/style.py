@@ -55,8 +55,7 @@ RC: dict[str, Any] = {
     "figure.figsize": (WIDTH_IN, HEIGHT_IN),
     "figure.dpi": 100,
     "savefig.dpi": DPI,
-    "savefig.bbox": "tight",
-    "savefig.pad_inches": 0.05,
+    "savefig.bbox": None,          # the constrained layout already fits labels and outside legends: no 2nd draw
     "font.family": "DejaVu Sans",
     "font.size": 9,
     "axes.titlesize": 9.5,
@@ -117,9 +116,16 @@ def new_figure(nrows: int = 1, ncols: int = 1, *, height: float = HEIGHT_IN, wid
 
 
 def save(fig: Any) -> tuple[bytes, bytes]:
-    """The figure as (PNG at :data:`DPI`, SVG) bytes."""
+    """The figure as (PNG at :data:`DPI`, SVG) bytes.
+
+    The layout is solved once and then frozen, so the two formats do not each solve it again.
+    """
     import io
 
+    engine = fig.get_layout_engine()
+    if engine is not None:
+        engine.execute(fig)
+        fig.set_layout_engine("none")
     png, svg = io.BytesIO(), io.BytesIO()
     fig.savefig(png, format="png", dpi=DPI, metadata={"Software": "aquascope"})
     fig.savefig(svg, format="svg", metadata={"Date": None, "Creator": "aquascope"})

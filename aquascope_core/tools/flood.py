@@ -254,7 +254,7 @@ SPECS = [
                 "paths": ["fits.gev_lmoments.return_levels", "fits.lp3_moments.return_levels"], "return_period": 100},
                {"check": "max_return_period_factor", "value": 3, "return_period": 100, "path": "n"},
                {"check": "fit_envelopes_max", "path": "record_max.return_period.gev_lmoments"}),
-        figures=("frequency_curve",),
+        figures=("frequency_curve", "lmoment_diagram"),
         tables=("return_levels",),
         citation="Hosking & Wallis (1997) Regional Frequency Analysis; England et al. (2019) Bulletin 17C, USGS TM 4-B5.",
         arguments={"values": "the annual maxima (a list of numbers, or a {{ result.sN.values }} reference)",

@@ -15,6 +15,7 @@ from typing import Any, Literal, Sequence
 
 from aquascope_core.result import finish, resolved_parameters
 from aquascope_core.tools.context import DataContext, provenance_rows, resolve, station_fields
+from aquascope_core.tools.plotdata import plot_series
 from aquascope_core.tools.station import STATION_ARGS
 from aquascope_core.toolspec import ToolSpec
 
@@ -133,6 +134,23 @@ def low_flow_frequency(source: str, station_id: str, variable: str = "discharge"
 # --------------------------------------------------------------------------------------------
 # baseflow
 
+BASEFLOW_PLOT_DAYS = 730  # the last two years of the separation, daily, are kept for the figure
+
+
+def _baseflow_plot(s: Any, out: dict[str, Any]) -> dict[str, Any]:
+    """Replace the method's daily baseflow (when returned) by the compact window a figure draws."""
+    import pandas as pd
+
+    series = out.pop("baseflow", None)
+    if not out.get("ok", True) or not isinstance(series, dict) or not series.get("values"):
+        return out
+    b = pd.Series(series["values"], index=pd.to_datetime(series["dates"]))
+    q = s.reindex(b.index)
+    window = b.index[-BASEFLOW_PLOT_DAYS:]
+    out["plot"] = {"total": plot_series(q.reindex(window)), "baseflow": plot_series(b.reindex(window)),
+                   "window": f"the last {len(window)} days of the record"}
+    return out
+
 
 def lyne_hollick_baseflow(source: str, station_id: str, variable: str = "discharge", start: str | None = None,
                           end: str | None = None, alpha: float = 0.925, passes: int = 3, reflect_days: int = 30,
@@ -141,7 +159,8 @@ def lyne_hollick_baseflow(source: str, station_id: str, variable: str = "dischar
     from aquascope_core.methods import baseflow
 
     s, station, prov = read_record(data, source, station_id, variable, start, end)
-    out = baseflow.lyne_hollick_baseflow(s, alpha=float(alpha), passes=passes, reflect_days=reflect_days, unit=_unit(s))
+    out = _baseflow_plot(s, baseflow.lyne_hollick_baseflow(s, alpha=float(alpha), passes=passes,
+                                                           reflect_days=reflect_days, unit=_unit(s), return_series=True))
     summary = f"baseflow index {_g(out.get('baseflow_index'))} (Lyne-Hollick, alpha {alpha:g}, {passes} passes, {out.get('n'):,} days)"
     params = _params(lyne_hollick_baseflow, source=source, station_id=station_id, variable=variable, start=start,
                      end=end, alpha=alpha, passes=passes, reflect_days=reflect_days)
@@ -155,7 +174,8 @@ def eckhardt_baseflow(source: str, station_id: str, variable: str = "discharge",
     from aquascope_core.methods import baseflow
 
     s, station, prov = read_record(data, source, station_id, variable, start, end)
-    out = baseflow.eckhardt_baseflow(s, alpha=float(alpha), bfi_max=float(bfi_max), unit=_unit(s))
+    out = _baseflow_plot(s, baseflow.eckhardt_baseflow(s, alpha=float(alpha), bfi_max=float(bfi_max), unit=_unit(s),
+                                                       return_series=True))
     summary = (f"baseflow index {_g(out.get('baseflow_index'))} (Eckhardt, alpha {alpha:g}, BFImax {bfi_max:g}, "
                f"{out.get('n'):,} days)")
     params = _params(eckhardt_baseflow, source=source, station_id=station_id, variable=variable, start=start, end=end,
@@ -300,6 +320,7 @@ SPECS = [
         kind="station", function=_M + "lyne_hollick_baseflow", yields=("baseflow_index",),
         methods=("lyne_hollick_baseflow",),
         gates=({"check": "not_empty", "path": "baseflow_index"},),
+        figures=("baseflow",),
         tables=("baseflow",),
         citation="Lyne & Hollick (1979); Ladson et al. (2013) Australasian J. Water Resour. 17(1), 25-34.",
         arguments={**_DAILY, "alpha": "filter parameter (0.925 for daily flow)", "passes": "odd number of passes (3)",
@@ -311,6 +332,7 @@ SPECS = [
         kind="station", function=_M + "eckhardt_baseflow", yields=("baseflow_index",),
         methods=("eckhardt_baseflow",),
         gates=({"check": "not_empty", "path": "baseflow_index"},),
+        figures=("baseflow",),
         tables=("baseflow",),
         citation="Eckhardt (2005) Hydrol. Process. 19, 507-515.",
         arguments={**_DAILY, "alpha": "recession constant per day (0.98)", "bfi_max": "largest baseflow index (0.80)"},
@@ -321,6 +343,7 @@ SPECS = [
         kind="station", function=_M + "mean_annual_flow", yields=("mean_annual_flow",),
         methods=("mean_annual_flow",),
         gates=({"check": "min_years", "value": 10, "path": "n_years"}, {"check": "unit_present"}),
+        figures=("annual_means",),
         tables=("annual_means",),
         citation=_CAMELS + " (q_mean).",
         arguments={**_DAILY, "year_start_month": "first month of the year (1 calendar, 10 water year)",

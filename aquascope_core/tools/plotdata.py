@@ -1,6 +1,7 @@
 """Compact series for the figures, kept in a payload (JSON-safe and small, since payloads go into checkpoints).
 
-:func:`plot_series` keeps a short record as recorded (missing values as ``None``, so the gaps show) and
+:func:`plot_series` keeps a short record as recorded (missing values, and the days a daily record lacks, as
+``None``, so the gaps show) and
 reduces a long one to its monthly mean, minimum and maximum with the count of values in each month (a month
 without values is ``None``: a gap). Values are rounded to 4 significant figures: enough for a drawing, never
 a number a report quotes (reports quote the tool's own statistics).
@@ -35,6 +36,11 @@ def plot_series(s: Any, *, max_points: int = MAX_POINTS) -> dict[str, Any]:
 
     s = s.sort_index()
     s = s[~s.index.duplicated(keep="first")]
+    if s.size > 2:
+        # a daily record is put on every day of its span, so the days it lacks show as gaps
+        step = s.index.to_series().diff().median()
+        if step <= pd.Timedelta(days=1):
+            s = s.reindex(pd.date_range(s.index.min().normalize(), s.index.max().normalize(), freq="D"))
     if s.size <= max_points:
         return {"form": "as_recorded", "dates": [d.date().isoformat() for d in s.index],
                 "values": [sig(v) for v in s.to_numpy()]}

@@ -83,6 +83,36 @@ def _metrics(part: Mapping[str, Any]) -> dict[str, Any]:
             "missing_days": part.get("missing_days"), "warmup_days": part.get("warmup_days")}
 
 
+def _calibration_plot(p: pd.Series, e: pd.Series, observed: pd.Series, parameters: Mapping[str, float],
+                      calibration_period: Sequence[str], validation_period: Sequence[str],
+                      warmup_days: int) -> dict[str, Any]:
+    """Monthly mean observed and simulated runoff (mm/d) over both periods, for the diagnostics figure.
+
+    One continuous run from the calibration's warm-up to the end of validation with the calibrated
+    parameters (the validation score itself was computed on a run with its own warm-up).
+    """
+    from aquascope_core.methods.rainfall_runoff import gr4j_simulation as simulate
+    from aquascope_core.tools.plotdata import sig
+
+    start = min(str(calibration_period[0]), str(validation_period[0]))
+    end = max(str(calibration_period[1]), str(validation_period[1]))
+    run = simulate(p, e, parameters=parameters, run_start=start, run_end=end, warmup_days=warmup_days)
+    sim = pd.Series(run["qsim"], index=pd.date_range(run["period"]["run_start"], periods=len(run["qsim"]), freq="D"))
+    obs = observed.reindex(sim.index)
+    known = obs.notna()
+    months = sim.index.to_period("M")
+    frame = pd.DataFrame({"obs": obs.where(known), "sim": sim.where(known)}).groupby(months).mean()
+    return {
+        "form": "monthly_means", "unit": "mm/d",
+        "dates": [str(m) for m in frame.index],
+        "observed": [sig(v) for v in frame["obs"].to_numpy()],
+        "simulated": [sig(v) for v in frame["sim"].to_numpy()],
+        "calibration_period": [str(x)[:10] for x in calibration_period],
+        "validation_period": [str(x)[:10] for x in validation_period],
+        "note": "monthly means of the days with an observation; one continuous run with the calibrated parameters",
+    }
+
+
 def gr4j_calibration(source: str, station_id: str, area_km2: float | None = None,
                      calibration_period: Sequence[str] | None = None, validation_period: Sequence[str] | None = None,
                      warmup_days: int = 365, criterion: Literal["nse", "kge", "nse_sqrt", "nse_log"] = "nse", *,
@@ -145,6 +175,8 @@ def gr4j_calibration(source: str, station_id: str, area_km2: float | None = None
     if not payload["ok"]:
         payload["reason"] = out.get("reason")
     else:
+        payload["plot"] = _calibration_plot(p.reindex(days), e.reindex(days), depth.reindex(days), out["parameters"],
+                                            calibration_period, validation_period, warmup_days)
         payload["summary"] = (f"GR4J on {desc.get('name') or station_id}: NSE {payload['calibration']['nse']:.3f} in "
                               f"calibration ({calibration_period[0][:4]}-{calibration_period[1][:4]}), "
                               f"{payload['validation']['nse']:.3f} in validation "
@@ -248,6 +280,7 @@ SPECS = [
         methods=("gr4j_calibration",),
         gates=({"check": "nse_min", "value": 0.5, "path": "validation.nse"},
                {"check": "kge_min", "value": 0.5, "path": "validation.kge"}),
+        figures=("rainfall_runoff",),
         tables=("calibration",),
         citation=_CITE,
         arguments={**_STATION, "area_km2": "the gauge's drainage area, km2 (default: the catalogue's)",
@@ -265,6 +298,7 @@ SPECS = [
         yields=("flow_estimates",),
         methods=("gr4j_simulation",),
         gates=({"check": "not_empty", "path": "estimates"}, {"check": "unit_present"}),
+        figures=("regime",),
         tables=("simulated_flows",),
         citation=_CITE,
         arguments={"precipitation_source": "source of the site's daily precipitation (mm/d)",

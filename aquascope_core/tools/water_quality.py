@@ -232,6 +232,20 @@ def _param_rows(frame: pd.DataFrame) -> list[dict[str, Any]]:
     return out
 
 
+def _samples_plot(frame: pd.DataFrame, max_points: int = 1500) -> dict[str, Any]:
+    """Each parameter's samples (date, value), compact, for the samples figure (evenly thinned beyond max_points)."""
+    from aquascope_core.tools.plotdata import sig
+
+    out: dict[str, Any] = {}
+    for p, g in frame.groupby("parameter", sort=False):
+        g = g.sort_values("date")
+        step = max(1, -(-len(g) // max_points))
+        g = g.iloc[::step]
+        out[str(p)] = {"unit": g["unit"].iloc[0], "dates": [d.date().isoformat() for d in pd.DatetimeIndex(g["date"])],
+                       "values": [sig(v) for v in g["value"].to_numpy(dtype=float)], "thinned_every": step}
+    return {"form": "samples", "parameters": out}
+
+
 def water_quality_samples(source: str, station_id: str, start: str | None = None, end: str | None = None, *,
                           data: DataContext | None = None) -> dict[str, Any]:
     """The table of samples described: parameters, units, sample counts, period, calendar years, ranges."""
@@ -259,6 +273,7 @@ def water_quality_samples(source: str, station_id: str, start: str | None = None
         "n_parameters_sampled_4_times": sum(c >= CCME_MIN_SAMPLES for c in counts),
         "longest_years": max(p["years"] for p in params),
         "objectives_in_table": sum(p["lower"] is not None or p["upper"] is not None for p in params),
+        "plot": _samples_plot(frame),
         "summary": (f"{len(frame):,} sampled values of {len(params)} parameter(s) on {dates.nunique()} date(s), "
                     f"{dates.min().date()} to {dates.max().date()}"),
     }
@@ -318,7 +333,7 @@ def water_quality_exceedances(source: str, station_id: str, use: Use = "aquatic 
               "start": start, "end": end}
     payload: dict[str, Any] = {"guideline_set": gset, "use": use, "habitat": habitat, "unit": "by parameter",
                                "n_parameters": int(frame["parameter"].nunique()), "n_with_objective": len(rows),
-                               "by_parameter": rows, "without_objective": missing}
+                               "by_parameter": rows, "without_objective": missing, "plot": _samples_plot(frame)}
     if not rows:
         payload.update(ok=False, reason=("no sampled parameter has an objective: " +
                                          "; ".join(f"{m['parameter']}: {m['reason']}" for m in missing)))
@@ -527,6 +542,7 @@ SPECS = [
         function="aquascope_core.tools.water_quality:water_quality_samples",
         yields=("samples_summary",),
         gates=({"check": "not_empty", "path": "parameters"},),
+        figures=("samples_by_parameter",),
         tables=("parameters",),
         citation="The user's table (see meta.sources).",
         arguments={**_SAMPLE_ARGS, "start": "first date to read (ISO)", "end": "last date to read (ISO)"},
@@ -554,6 +570,7 @@ SPECS = [
         methods=("ccme_water_quality_index",),
         gates=({"check": "status_is", "path": "category", "value": CATEGORIES},
                {"check": "not_empty", "path": "by_parameter"}, {"check": "unit_present"}),
+        figures=("wqi",),
         tables=("wqi", "by_parameter"),
         citation="CCME (2001) Canadian water quality guidelines for the protection of aquatic life: CCME Water "
                  "Quality Index 1.0, Technical Report and User's Manual.",
@@ -570,6 +587,7 @@ SPECS = [
         methods=("mann_kendall", "seasonal_mann_kendall"),
         gates=({"check": "min_years", "value": 10, "path": "longest_years"},
                {"check": "not_empty", "path": "tested_parameters"}),
+        figures=("wq_trends",),
         tables=("trends",),
         citation="Mann (1945); Kendall (1975); Hirsch, Slack & Smith (1982) Water Resour. Res. 18(1); Sen (1968).",
         arguments={**_SAMPLE_ARGS, "parameters": "the parameters to test (default: every parameter long enough)",
