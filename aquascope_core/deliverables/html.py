@@ -153,6 +153,8 @@ def render_html(report: Mapping[str, Any], images: Callable[[str], bytes | None]
                f"<h{level}>{html.escape(str(sec.get('title', '')))}</h{level}>", text_html(sec.get("text"))]
         for fig in sec.get("figures") or []:
             out.append(figure_html(fig, get))
+        for note in sec.get("figure_notes") or []:
+            out.append(f"<p><em>{html.escape(str(note))}</em></p>")
         for t in sec.get("tables") or []:
             counter["table"] += 1
             out.append(table_html(t, counter["table"]))

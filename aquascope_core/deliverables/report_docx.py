@@ -212,6 +212,8 @@ def render_docx(report: Mapping[str, Any], images: Callable[[str], bytes | None]
         _text(doc, s.get("text"))
         for fig in s.get("figures") or []:
             _figure(doc, fig, get, width)
+        for note in s.get("figure_notes") or []:
+            doc.add_paragraph().add_run(str(note)).italic = True
         for t in s.get("tables") or []:
             counter["table"] += 1
             sheet = (table_sheets or {}).get(counter["table"])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import re
 import sys
 import zipfile
 
@@ -65,8 +66,11 @@ def test_figures_sit_in_their_step_and_the_site_map_in_site_and_data(made):
         for f in sub.get("figures") or []:
             assert sub["id"] == f"results-{f['step']}"
     steps_with_figures = {f["step"] for sub in secs["results"]["subsections"] for f in sub.get("figures") or []}
+    pointed = {sub["id"].replace("results-", "") for sub in secs["results"]["subsections"] if sub.get("figure_notes")}
     planned = {st["id"] for st in ws.study["steps"] if any(o["kind"] == "figure" for o in st.get("outputs") or [])}
-    assert steps_with_figures == planned
+    assert steps_with_figures | pointed == planned and not steps_with_figures & pointed
+    for sub in secs["results"]["subsections"]:  # a figure drawn into another says where it is
+        assert all(re.fullmatch(r"The .+ is shown in Figure \d+\.", n) for n in sub.get("figure_notes") or [])
     md = store.get(_by_name(ws)["report.md"]).decode()
     assert "![Figure 1. " in md and "](figures/fig-01-" in md
 
