@@ -2,8 +2,8 @@
 
 Run: ``.venv/bin/python benchmarks/bench_deliverables.py [flood|bulletin17c|drought|gr4j|supply ...]``. Each study
 runs keyless through ``roles.team.solve`` (brief, plan, run, interpretation, critique, report); the reference is
-the same call with the Author's file writing limited to report.md, study.yaml and workspace.json, in the same
-process, alternated, best of ``--repeat`` (default 3). Then the deliverables of the finished study are timed one
+the same call with the Author's file writing limited to report.md, study.yaml and workspace.json and no figures
+(what a study wrote before the deliverables), in the same process, alternated, best of ``--repeat`` (default 3). Then the deliverables of the finished study are timed one
 maker at a time. Nothing is asserted; the figures go into benchmarks/README.md.
 """
 
@@ -43,8 +43,8 @@ def bench(name: str, repeat: int) -> None:
     problem, lat, lon = STUDIES[name]
     full_write = author_mod.write_files
 
-    def md_only(ws, store, **_):
-        return build.make_deliverables(ws, store, formats="md")["artifacts"]
+    def md_only(ws, store, **_):  # what a study wrote before the deliverables: no figures, no documents
+        return build.make_deliverables(ws, store, formats="md", figure_maker=lambda *a, **k: [])["artifacts"]
 
     def study(markdown_only: bool):
         author_mod.write_files = md_only if markdown_only else full_write
