@@ -162,7 +162,8 @@ def make_deliverables(ws: Workspace, store: ArtifactStore, *, formats: Iterable[
 
     ``formats`` chooses among :data:`FORMATS` (default all); study.yaml and workspace.json are
     always written. ``figure_maker(study, run, inventory=...)`` replaces the figure makers (tests).
-    Returns ``{"artifacts": [...], "skipped": [notes], "figures": [figure refs]}``.
+    Returns ``{"artifacts": [...], "skipped": [notes on files not made], "figures": [figure refs],
+    "figures_not_drawn": [{kind, step, reason}]}``.
     """
     from aquascope_core.study import Study
 
@@ -213,10 +214,10 @@ def make_deliverables(ws: Workspace, store: ArtifactStore, *, formats: Iterable[
             notes.append(_skip_note(fmt, f"{lib[1]} cannot be imported ({why})",
                                     f"Install it (pip install {lib[1]}) and run: aquascope export {ws.id} --format {fmt}"))
     names = [FILES[f] for f in makers] + ["study.yaml", "workspace.json"] + (["bundle.zip"] if "zip" in wanted else [])
-    for m in missed:  # a figure the plan names whose step or payload could not give it
-        notes.append(f"The {str(m.get('kind', 'figure')).replace('_', ' ')} figure of step {m.get('step')} was not drawn: "
-                     f"{str(m.get('reason', '')).rstrip('.')}.")
-    _files_section(report, names, notes)
+    # a figure the plan names whose step or payload could not give it
+    not_drawn = [f"The {str(m.get('kind', 'figure')).replace('_', ' ')} figure of step {m.get('step')} was not drawn: "
+                 f"{str(m.get('reason', '')).rstrip('.')}." for m in missed]
+    _files_section(report, names, notes + not_drawn)
 
     study_yaml = Study.from_dict(ws.study).to_yaml() if ws.study else ""
     snapshot = ws.to_dict() if {"xlsx", "ipynb"} & set(makers) else {}  # one copy for the makers that read it
@@ -229,13 +230,13 @@ def make_deliverables(ws: Workspace, store: ArtifactStore, *, formats: Iterable[
             notes.append(_skip_note(fmt, f"making it failed ({type(exc).__name__}: {exc})",
                                     f"The other files are complete; aquascope export {ws.id} --format {fmt} tries again."))
             names.remove(FILES[fmt])
-            _files_section(report, names, notes)
+            _files_section(report, names, notes + not_drawn)
             continue
         refs.append({**store.put(data, name=FILES[fmt], media_type=MEDIA[fmt], caption=WHAT[fmt].capitalize(),
                                  kind="report" if fmt in ("md", "html", "docx") else
                                  {"xlsx": "workbook", "ipynb": "notebook"}[fmt]), "format": fmt})
         bundle_files[FILES[fmt]] = (data, WHAT[fmt])
-    report["deliverables"] = {"files": names, "skipped": notes}
+    report["deliverables"] = {"files": names, "skipped": notes, "figures_not_drawn": not_drawn}
 
     if study_yaml:
         data = study_yaml.encode("utf-8")
@@ -255,8 +256,7 @@ def make_deliverables(ws: Workspace, store: ArtifactStore, *, formats: Iterable[
                                  kind="bundle"), "format": "zip"})
     order = [*FORMATS[:5], "figure", "study", "workspace", "zip"]
     ws.artifacts = keep + sorted(refs, key=lambda r: order.index(r["format"]))
-    return {"artifacts": ws.artifacts, "skipped": [n for n in notes if " figure of step " not in n], "figures": fig_refs,
-            "figures_not_drawn": missed}
+    return {"artifacts": ws.artifacts, "skipped": notes, "figures": fig_refs, "figures_not_drawn": missed}
 
 
 def _make(fmt: str, ws: Workspace, report: dict[str, Any], images: Mapping[str, bytes],

@@ -242,6 +242,9 @@ def render_workbook(ws: Mapping[str, Any], report: Mapping[str, Any], figures: S
         c.font = Font(bold=True)
     for c in readme["B"]:
         c.alignment = Alignment(wrap_text=True, vertical="top")
+        lines = len(str(c.value or "")) // 95 + 1
+        if lines > 1:  # a wrapped cell gets the height of its lines (not every reader recomputes it)
+            readme.row_dimensions[c.row].height = 15 * lines
     _print_setup(readme, 130)
     buf = io.BytesIO()
     wb.save(buf)
