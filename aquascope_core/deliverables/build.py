@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import json
 import logging
 import re
 from pathlib import Path
@@ -82,8 +83,12 @@ def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", str(text).lower()).strip("-")[:40] or "figure"
 
 
-def place_figures(report: dict[str, Any], figures: Sequence[Mapping[str, Any]]) -> None:
-    """Put figure references in the report: a step's in its Results subsection, the others in Site and data."""
+def place_figures(report: dict[str, Any], figures: Sequence[Mapping[str, Any]],
+                  pointers: Sequence[Mapping[str, Any]] = ()) -> None:
+    """Put figure references in the report: a step's in its Results subsection, the others in Site and data.
+
+    ``pointers`` ({step, text}) are figures drawn into another one ("the trend is shown in Figure 3"):
+    their sentence goes to the step's subsection as a ``figure_notes`` line."""
     sections = report.get("sections") or []
 
     def all_sections(secs: Sequence[dict[str, Any]]) -> Iterable[dict[str, Any]]:
@@ -94,6 +99,11 @@ def place_figures(report: dict[str, Any], figures: Sequence[Mapping[str, Any]]) 
     by_id = {s.get("id"): s for s in all_sections(sections)}
     for s in by_id.values():
         s.pop("figures", None)
+        s.pop("figure_notes", None)
+    for p in pointers:
+        home = by_id.get(f"results-{p.get('step')}")
+        if home is not None:
+            home.setdefault("figure_notes", []).append(str(p["text"]))
     for fig in figures:
         home = by_id.get(f"results-{fig.get('step')}") if fig.get("step") else None
         home = home or by_id.get("site_data" if not fig.get("step") else "results") or (sections[0] if sections else None)
@@ -154,7 +164,8 @@ def make_deliverables(ws: Workspace, store: ArtifactStore, *, formats: Iterable[
     always written. ``figure_maker(study, run, inventory=...)`` replaces the figure makers (tests).
     ``study`` is the study study.yaml carries (default: ``ws.study``; a declined study passes the study
     of its decline, so the decline replays).
-    Returns ``{"artifacts": [...], "skipped": [notes], "figures": [figure refs]}``.
+    Returns ``{"artifacts": [...], "skipped": [notes on files not made], "figures": [figure refs],
+    "figures_not_drawn": [{kind, step, reason}]}``.
     """
     from aquascope_core.study import Study
 
@@ -190,7 +201,11 @@ def make_deliverables(ws: Workspace, store: ArtifactStore, *, formats: Iterable[
                         {"number": fig.get("number"), "svg": svg_name, "kind": fig.get("kind")})
     report = ws.report if isinstance(ws.report, dict) else {}
     ws.report = report
-    place_figures(report, fig_refs)
+    # a figure the makers drew into another (the trend line on the annual maxima) is pointed to, not missed
+    shown = [m for m in missed if str(m.get("reason", "")).startswith("shown in ")]
+    missed = [m for m in missed if m not in shown]
+    place_figures(report, fig_refs, [{"step": m.get("step"), "text": f"The {str(m.get('kind')).replace('_', ' ')} "
+                                      f"is {str(m['reason']).rstrip('.')}."} for m in shown])
 
     makers = [f for f in ("xlsx", "ipynb", "docx", "html", "md") if f in wanted]
     for fmt in list(makers):
@@ -201,28 +216,29 @@ def make_deliverables(ws: Workspace, store: ArtifactStore, *, formats: Iterable[
             notes.append(_skip_note(fmt, f"{lib[1]} cannot be imported ({why})",
                                     f"Install it (pip install {lib[1]}) and run: aquascope export {ws.id} --format {fmt}"))
     names = [FILES[f] for f in makers] + ["study.yaml", "workspace.json"] + (["bundle.zip"] if "zip" in wanted else [])
-    for m in missed:  # a figure the plan names whose step or payload could not give it
-        notes.append(f"The {str(m.get('kind', 'figure')).replace('_', ' ')} figure of step {m.get('step')} was not drawn: "
-                     f"{str(m.get('reason', '')).rstrip('.')}.")
-    _files_section(report, names, notes)
+    # a figure the plan names whose step or payload could not give it
+    not_drawn = [f"The {str(m.get('kind', 'figure')).replace('_', ' ')} figure of step {m.get('step')} was not drawn: "
+                 f"{str(m.get('reason', '')).rstrip('.')}." for m in missed]
+    _files_section(report, names, notes + not_drawn)
 
     study_yaml = study.to_yaml() if study is not None else (Study.from_dict(ws.study).to_yaml() if ws.study else "")
+    snapshot = ws.to_dict() if {"xlsx", "ipynb"} & set(makers) else {}  # one copy for the makers that read it
     for fmt in makers:
         try:
-            data = _make(fmt, ws, report, images, fig_refs, study_yaml, names)
+            data = _make(fmt, ws, report, images, fig_refs, study_yaml, names, snapshot)
         except Exception as exc:  # noqa: BLE001 - one document that fails never costs the others
             log.warning("%s failed: %s", FILES[fmt], exc)
             log.debug("the %s maker failed", fmt, exc_info=True)
             notes.append(_skip_note(fmt, f"making it failed ({type(exc).__name__}: {exc})",
                                     f"The other files are complete; aquascope export {ws.id} --format {fmt} tries again."))
             names.remove(FILES[fmt])
-            _files_section(report, names, notes)
+            _files_section(report, names, notes + not_drawn)
             continue
         refs.append({**store.put(data, name=FILES[fmt], media_type=MEDIA[fmt], caption=WHAT[fmt].capitalize(),
                                  kind="report" if fmt in ("md", "html", "docx") else
                                  {"xlsx": "workbook", "ipynb": "notebook"}[fmt]), "format": fmt})
         bundle_files[FILES[fmt]] = (data, WHAT[fmt])
-    report["deliverables"] = {"files": names, "skipped": notes}
+    report["deliverables"] = {"files": names, "skipped": notes, "figures_not_drawn": not_drawn}
 
     if study_yaml:
         data = study_yaml.encode("utf-8")
@@ -230,24 +246,24 @@ def make_deliverables(ws: Workspace, store: ArtifactStore, *, formats: Iterable[
                                  caption="The study: plan, gates and results", kind="study"), "format": "study"})
         bundle_files["study.yaml"] = (data, "the study: the approved plan, its gates and results (aquascope run study.yaml)")
     ws.artifacts = keep + refs
-    data = ws.to_json().encode("utf-8")
+    data = json.dumps(ws.to_dict(), indent=2, ensure_ascii=False).encode("utf-8")
     refs.append({**store.put(data, name="workspace.json", media_type="application/json", caption="The workspace",
                              kind="workspace"), "format": "workspace"})
     bundle_files["workspace.json"] = (data, "everything the crew wrote (file references only, no file bytes)")
     if "zip" in wanted:
         from aquascope_core.deliverables.bundle import render_bundle
 
-        zipped = render_bundle(ws.to_dict(), report, bundle_files)
+        zipped = render_bundle({"id": ws.id}, report, bundle_files)
         refs.append({**store.put(zipped, name=FILES["zip"], media_type=MEDIA["zip"], caption="All the files in one zip",
                                  kind="bundle"), "format": "zip"})
     order = [*FORMATS[:5], "figure", "study", "workspace", "zip"]
     ws.artifacts = keep + sorted(refs, key=lambda r: order.index(r["format"]))
-    return {"artifacts": ws.artifacts, "skipped": [n for n in notes if " figure of step " not in n], "figures": fig_refs,
-            "figures_not_drawn": missed}
+    return {"artifacts": ws.artifacts, "skipped": notes, "figures": fig_refs, "figures_not_drawn": missed}
 
 
 def _make(fmt: str, ws: Workspace, report: dict[str, Any], images: Mapping[str, bytes],
-          figures: Sequence[Mapping[str, Any]], study_yaml: str, names: Sequence[str]) -> bytes:
+          figures: Sequence[Mapping[str, Any]], study_yaml: str, names: Sequence[str],
+          snapshot: Mapping[str, Any] | None = None) -> bytes:
     if fmt == "md":
         from aquascope_core.deliverables.report_md import render_markdown
 
@@ -266,11 +282,11 @@ def _make(fmt: str, ws: Workspace, report: dict[str, Any], images: Mapping[str, 
     if fmt == "xlsx":
         from aquascope_core.deliverables.workbook import render_workbook
 
-        return render_workbook(ws.to_dict(), report, figures, files=names)
+        return render_workbook(snapshot or ws.to_dict(), report, figures, files=names)
     if fmt == "ipynb":
         from aquascope_core.deliverables.notebook import render_notebook
 
-        return render_notebook(ws.to_dict(), report)
+        return render_notebook(snapshot or ws.to_dict(), report)
     raise InputError.bad_value("format", fmt, ", ".join(FORMATS))
 
 

@@ -137,9 +137,9 @@ def figure_html(ref: Mapping[str, Any], images: Callable[[str], bytes | None]) -
     else:
         return f"<p><em>{html.escape(figure_label(ref))} (the image is not available)</em></p>"
     label = figure_label(ref)
-    # plain div and p rather than figure/figcaption, and a width in pixels (about the A4 text width), so an office
+    # plain div and p rather than figure/figcaption, and the width as an attribute, so an office
     # suite's HTML import lays it out as a browser does
-    return (f'<div class="figure"><img src="{src}" width="640" alt="{html.escape(label, quote=True)}">'
+    return (f'<div class="figure"><img src="{src}" width="100%" alt="{html.escape(label, quote=True)}">'
             f'<p class="caption">{html.escape(label)}</p></div>')
 
 
@@ -153,6 +153,8 @@ def render_html(report: Mapping[str, Any], images: Callable[[str], bytes | None]
                f"<h{level}>{html.escape(str(sec.get('title', '')))}</h{level}>", text_html(sec.get("text"))]
         for fig in sec.get("figures") or []:
             out.append(figure_html(fig, get))
+        for note in sec.get("figure_notes") or []:
+            out.append(f"<p><em>{html.escape(str(note))}</em></p>")
         for t in sec.get("tables") or []:
             counter["table"] += 1
             out.append(table_html(t, counter["table"]))

@@ -15,7 +15,7 @@ import io
 from typing import Any, Callable, Mapping, Sequence
 
 from aquascope_core.deliverables.blocks import blocks, plain
-from aquascope_core.deliverables.html import figure_label, table_label
+from aquascope_core.deliverables.html import _is_number, figure_label, table_label
 
 __all__ = ["render_docx", "MAX_ROWS"]
 
@@ -125,7 +125,7 @@ def _table(doc: Any, table: Mapping[str, Any], number: int, pointer: str | None,
             par = cells[j].paragraphs[0]
             run = par.add_run("" if x is None else plain(str(x)))
             run.font.size = Pt(8.5)
-            if isinstance(x, (int, float)) and not isinstance(x, bool):
+            if _is_number(x):
                 par.alignment = WD_ALIGN_PARAGRAPH.RIGHT
     _widths(t, cols, shown, width)
     if len(rows) > max_rows:
@@ -212,6 +212,8 @@ def render_docx(report: Mapping[str, Any], images: Callable[[str], bytes | None]
         _text(doc, s.get("text"))
         for fig in s.get("figures") or []:
             _figure(doc, fig, get, width)
+        for note in s.get("figure_notes") or []:
+            doc.add_paragraph().add_run(str(note)).italic = True
         for t in s.get("tables") or []:
             counter["table"] += 1
             sheet = (table_sheets or {}).get(counter["table"])

@@ -38,6 +38,8 @@ def _section_md(sec: Mapping[str, Any], level: int = 2) -> str:
         if f.get("number") and not label.lower().startswith("figure"):
             label = f"Figure {f['number']}. {label}"
         out += [f"![{label}]({f.get('name')})", "", f"*{label}*", ""]
+    for note in sec.get("figure_notes", []) or []:
+        out += [f"_{note}_", ""]
     for t in sec.get("tables", []) or []:
         out += [table_markdown(t["columns"], t["rows"], t.get("caption")), ""]
     for sub in sec.get("subsections", []) or []:

@@ -37,8 +37,8 @@ def cell_value(x: Any) -> tuple[Any, str | None]:
         return x, None
     s = plain(str(x)).strip()
     pct = s.endswith("%")
-    core = s[:-1].strip() if pct else s
-    if _NUM.match(core):
+    core = (s[:-1].strip() if pct else s).replace("\u2212", "-")
+    if _NUM.match(core) and not (len(core) > 1 and core[0] == "0" and core[1].isdigit()):  # "01440000" is an id
         v = float(core.replace(",", ""))
         if v.is_integer() and "." not in core and "e" not in core.lower():
             v = int(v)
@@ -242,6 +242,9 @@ def render_workbook(ws: Mapping[str, Any], report: Mapping[str, Any], figures: S
         c.font = Font(bold=True)
     for c in readme["B"]:
         c.alignment = Alignment(wrap_text=True, vertical="top")
+        lines = len(str(c.value or "")) // 95 + 1
+        if lines > 1:  # a wrapped cell gets the height of its lines (not every reader recomputes it)
+            readme.row_dimensions[c.row].height = 15 * lines
     _print_setup(readme, 130)
     buf = io.BytesIO()
     wb.save(buf)

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import io
 import sqlite3
-import sys
-import types
 
 import numpy as np
 import pytest
@@ -51,9 +49,9 @@ def _stored_bytes(db) -> tuple[int, int]:
 
 
 def _run(tmp_path, name, maker, monkeypatch):
-    mod = types.ModuleType("aquascope_core.deliverables.figures")
-    mod.figures_for_study = maker
-    monkeypatch.setitem(sys.modules, "aquascope_core.deliverables.figures", mod)
+    import aquascope_core.deliverables.figures as figures
+
+    monkeypatch.setattr(figures, "figures_for_study", maker)  # the Author draws through it
     db = tmp_path / f"{name}.sqlite"
     with Studio(41.10, -74.96, checkpointer=f"sqlite:///{db}", artifact_root=tmp_path / name) as s:
         s.say(TEXT)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import re
 import sys
 import zipfile
 
@@ -65,8 +66,11 @@ def test_figures_sit_in_their_step_and_the_site_map_in_site_and_data(made):
         for f in sub.get("figures") or []:
             assert sub["id"] == f"results-{f['step']}"
     steps_with_figures = {f["step"] for sub in secs["results"]["subsections"] for f in sub.get("figures") or []}
+    pointed = {sub["id"].replace("results-", "") for sub in secs["results"]["subsections"] if sub.get("figure_notes")}
     planned = {st["id"] for st in ws.study["steps"] if any(o["kind"] == "figure" for o in st.get("outputs") or [])}
-    assert steps_with_figures == planned
+    assert steps_with_figures | pointed == planned and not steps_with_figures & pointed
+    for sub in secs["results"]["subsections"]:  # a figure drawn into another says where it is
+        assert all(re.fullmatch(r"The .+ is shown in Figure \d+\.", n) for n in sub.get("figure_notes") or [])
     md = store.get(_by_name(ws)["report.md"]).decode()
     assert "![Figure 1. " in md and "](figures/fig-01-" in md
 
@@ -235,3 +239,15 @@ def test_html_of_a_figure_without_its_image_says_so():
                                           "figures": [{"name": "figures/x.png", "caption": "Flows", "number": 2}]}]}
     page = render_html(report, {})
     assert "Figure 2. Flows (the image is not available)" in page
+
+
+def test_report_cells_become_typed_workbook_values():
+    import datetime
+
+    from aquascope_core.deliverables.workbook import cell_value
+
+    assert cell_value("89.5 %") == (89.5, '0.0" %"') and cell_value("1,000") == (1000, None)
+    assert cell_value("\u22121.99") == (-1.99, None) and cell_value("0.5") == (0.5, None)
+    assert cell_value("2025-05-05") == (datetime.date(2025, 5, 5), "yyyy-mm-dd")
+    assert cell_value("01440000") == ("01440000", None)  # a station id keeps its leading zero
+    assert cell_value("97.5 to 189") == ("97.5 to 189", None) and cell_value(None) == (None, None)
