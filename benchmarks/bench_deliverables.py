@@ -1,7 +1,7 @@
 """What the deliverables cost: a whole study with every file, against the same study with the Markdown report only.
 
 Run: ``.venv/bin/python benchmarks/bench_deliverables.py [flood|bulletin17c|drought|gr4j|supply ...]``. Each study
-runs keyless through ``roles.team.solve`` (brief, plan, run, interpretation, critique, report); the reference is
+runs keyless through ``graphs.solve.solve`` (brief, plan, run, interpretation, critique, report); the reference is
 the same call with the Author's file writing limited to report.md, study.yaml and workspace.json and no figures
 (what a study wrote before the deliverables), in the same process, alternated, best of ``--repeat`` (default 3). Then the deliverables of the finished study are timed one
 maker at a time. Nothing is asserted; the figures go into benchmarks/README.md.
@@ -37,7 +37,7 @@ def bench(name: str, repeat: int) -> None:
     from aquascope_core.runner import StudyRun
     from aquascope_core.study import Study
     from aquascope_core.workspace import Workspace
-    from roles.team import solve
+    from graphs.solve import solve
 
     author_mod = importlib.import_module("roles.author")  # the module (the package exports a function of that name)
     problem, lat, lon = STUDIES[name]

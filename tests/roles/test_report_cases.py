@@ -106,10 +106,7 @@ def _excerpt(md: str, n: int = 1800) -> str:
 
 
 def run_case(case: dict[str, Any], tmp: Path) -> dict[str, Any]:
-    try:  # the headless entry point: the crew's graph (graphs.solve), or the roles in turn where that is absent
-        from graphs.solve import solve
-    except ImportError:
-        from roles.team import solve
+    from graphs.solve import solve  # the headless entry point: the crew's graph
 
     tables = {Path(u).name: ROOT / u for u in case.get("uploads") or []}
     store_root = tmp / "artifacts"
