@@ -188,7 +188,7 @@ def bulletin17c_ema(source: str, station_id: str, variable: str = "peak_discharg
     if fit.get("ok"):
         band = ema_confidence_band(fit, T, confidence=confidence)
         f["ci"] = {k: band.get(k) for k in ("ok", "lower", "upper", "confidence", "reason") if k in band}
-        f["ci"]["method"] = "ema_first_order"
+        f["ci"]["method"] = "peakfq_ema_quadrature"
         t = ffa.return_period_of(fit, record_max)
         record_T = None if t is None or t == math.inf else t
     warnings = list(fit.get("warnings") or [])
