@@ -809,7 +809,7 @@ def flood_frequency(
         call :func:`aquascope_core.methods.bulletin17c.fit_lp3_ema` directly).
     n_bootstrap : int
         Parametric bootstrap resamples per fit (0: no band). ``lp3_ema`` gets the EMA's own
-        first-order limits instead.
+        limits instead (as PeakFQ computes them).
     confidence : float
         Two-sided coverage of the bands.
     seed : int
@@ -862,7 +862,7 @@ def flood_frequency(
 
                 band = ema_confidence_band(f, T, confidence=confidence)
                 f["ci"] = {k: band.get(k) for k in ("ok", "lower", "upper", "confidence", "reason") if k in band}
-                f["ci"]["method"] = "ema_first_order"
+                f["ci"]["method"] = "peakfq_ema_quadrature"
             elif n_bootstrap:
                 band = bootstrap_band(f, int(x.size), T, n_resamples=int(n_bootstrap), confidence=confidence,
                                       seed=seed)

@@ -178,7 +178,7 @@ def test_annual_maximum_series_reads_as_published_and_refuses_a_daily_record():
 # --- the whole crew ---------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("site,text,number", [
-    (BIG_SANDY, "Design flow for a road crossing, 100-year", "22,927 ft3/s"),
+    (BIG_SANDY, "Design flow for a road crossing, 100-year", "22,959 ft3/s"),
     (SCHUYLKILL, "Design flood for a bridge on an ungauged river of 4,902.8 km2, 100-year", "2,739 m3/s"),
 ])
 def test_the_crew_reports_the_new_branches(tmp_path, site, text, number):
