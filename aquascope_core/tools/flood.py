@@ -175,10 +175,17 @@ def bulletin17c_ema(source: str, station_id: str, variable: str = "peak_discharg
     thresholds = attrs.get("perception_thresholds") or None
     skew = _regional_skew_for(desc, attrs, regional_skew, regional_skew_mse, skew_from)
     option = "weighted" if skew["skew"] is not None else "station"
+    pk = attrs.get("peakfq") or {}  # options of a PeakFQ .psf uploaded with the record
+    if pk.get("skew_option") in ("station", "regional") and regional_skew is None and skew_from == "record":
+        option = pk["skew_option"] if skew["skew"] is not None else "station"
+    extra = {"skew_weighting": pk.get("skew_weighting") or "HWN",
+             "low_outlier_test": pk.get("low_outlier_test") or "mgbt",
+             "low_outlier_threshold": pk.get("low_outlier_threshold"),
+             "interval_peaks": {int(y): tuple(v) for y, v in (pk.get("interval_peaks") or {}).items()} or None}
     T = [float(t) for t in return_periods]
     fit = fit_lp3_ema(sys_peaks, years=sys_years, historical_peaks=historical or None,
                       perception_thresholds=thresholds, regional_skew=skew["skew"], regional_skew_mse=skew["mse"],
-                      skew_option=option, low_outlier_test="mgbt", unit=unit)
+                      skew_option=option, unit=unit, **extra)
     f = {k: v for k, v in fit.items() if k not in ("meta", "censoring_pattern")}
     f["return_levels"] = ffa.return_levels(fit, T)
     f["ci"] = None
@@ -225,6 +232,12 @@ def bulletin17c_ema(source: str, station_id: str, variable: str = "peak_discharg
         "alternative_skew": alternative,
         "warnings": warnings,
     }
+    if fit.get("ok"):
+        from aquascope_core.methods.bulletin17c import peakfq_quantile_table, peakfq_statistics
+
+        payload["peakfq"] = {"statistics": peakfq_statistics(fit), "table": peakfq_quantile_table(fit, confidence=confidence),
+                             "excluded": pk.get("excluded") or [], "flags": pk.get("flags") or [],
+                             "notes": pk.get("notes") or [], "site_no": pk.get("site_no"), "format": pk.get("format")}
     if not payload["ok"]:
         payload["reason"] = fit.get("reason")
     else:
