@@ -534,7 +534,8 @@ class UploadSource(Source):
                                            "n_values", "offline", "live", "source", "note", "column")},
                       **{k: v[k] for k in ("parameters", "n_parameters", "n_sampling_dates") if k in v}}
                      for v in d["variables"]]
-        return station_row(source=self.name, station_id=sid, name=sid, lat=lat, lon=lon, distance_km=distance_km,
+        named = (d.get("peakfq_station") or {}).get("name")  # a peak file names its station
+        return station_row(source=self.name, station_id=sid, name=named or sid, lat=lat, lon=lon, distance_km=distance_km,
                            area_km2=area, regulation=None, variables=variables, url=None)
 
     def stations_near(self, lat: float, lon: float, *, radius_km: float = 50.0, limit: int | None = 20,
