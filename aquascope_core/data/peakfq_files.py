@@ -303,6 +303,9 @@ def ema_inputs(station: Mapping[str, Any], specs: Mapping[str, Any] | None = Non
         notes.append(f"water year {p['year']}: peak {p['value']:g} set by the .psf" +
                      (f" ({p['comment']})" if p.get("comment") else ""))
     beg, end = spec.get("begyear"), spec.get("endyear")
+    # a PCPT_THRESH with an infinite lower threshold marks years without record: PeakFQ drops them
+    blank = [(t["start"], t["end"]) for t in spec.get("thresholds") or [] if t["lower"] >= _INF_UPPER]
+    in_blank = lambda y: any(a <= y <= b for a, b in blank)  # noqa: E731
     hist_ok = not spec.get("no_historic") and not (spec.get("histperiod") is not None and spec["histperiod"] <= 0)
     urb = bool(spec.get("urb_reg"))
     excluded, flags = [], []
@@ -316,6 +319,8 @@ def ema_inputs(station: Mapping[str, Any], specs: Mapping[str, Any] | None = Non
             why = "no peak value"
         elif (beg is not None and wy < beg) or (end is not None and wy > end):
             why = f"outside BEGYEAR/ENDYEAR {beg or ''}-{end or ''}"
+        elif in_blank(wy):
+            why = "in a PCPT_THRESH period with an infinite threshold (no record)"
         elif "3" in codes:
             why = "code 3: dam failure"
         elif "O" in codes:
@@ -344,6 +349,9 @@ def ema_inputs(station: Mapping[str, Any], specs: Mapping[str, Any] | None = Non
         intervals[iv["year"]] = (iv["lower"], hi)
     thresholds = []
     for t in spec.get("thresholds") or []:
+        if t["lower"] >= _INF_UPPER:
+            notes.append(f"water years {t['start']}-{t['end']}: no record (infinite perception threshold)")
+            continue
         thresholds.append({"start": t["start"], "end": t["end"], "lower": t["lower"],
                            "upper": None if t["upper"] >= _INF_UPPER else t["upper"]})
     sys_years = sorted(systematic)
