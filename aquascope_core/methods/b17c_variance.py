@@ -138,6 +138,11 @@ def _factor(S: np.ndarray) -> np.ndarray | None:
     return V
 
 
+# the 8 nodes in the order (G outer, S2, M inner): normal nodes +-1, the gamma node's index
+_GAMMA_INDEX = np.array([0, 0, 1, 1, 0, 0, 1, 1])
+_UNIT_GRID = np.array([[a, 0.0, c] for c in (-1.0, 1.0) for _ in (0, 1) for a in (-1.0, 1.0)])
+
+
 def quadrature_grid(m, S: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """The 8 nodes (rows of (M, S2, G)) and weights of a quadrature with mean ``m`` and covariance ``S``.
 
@@ -151,15 +156,9 @@ def quadrature_grid(m, S: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     r = math.sqrt(shape + 1.0)
     tg = np.array([(1.0 - r), (1.0 + r)]) / math.sqrt(shape)
     wg = np.array([(1.0 + r), (r - 1.0)]) / (2.0 * r)
-    tn = np.array([-1.0, 1.0])
-    z3, z2, z1 = np.meshgrid(tn, tg, tn, indexing="ij")
-    w = (np.full(2, 0.5)[:, None, None] * wg[None, :, None] * np.full(2, 0.5)[None, None, :]).ravel()
-    z = np.stack([z1.ravel(), z2.ravel(), z3.ravel()], axis=1)
-    return np.asarray(m, dtype=float) + z @ V, w
-
-
-def _weighted_cov(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> float:
-    return float(np.sum(w * (x - np.sum(w * x)) * (y - np.sum(w * y))) / np.sum(w))
+    z = _UNIT_GRID.copy()
+    z[:, 1] = tg[_GAMMA_INDEX]
+    return np.asarray(m, dtype=float) + z @ V, 0.25 * wg[_GAMMA_INDEX]
 
 
 def _noncentral_of_grid(m, S) -> np.ndarray | None:
@@ -169,7 +168,9 @@ def _noncentral_of_grid(m, S) -> np.ndarray | None:
     pts, w = g
     M, S2, G = pts[:, 0], pts[:, 1], pts[:, 2]
     mn = np.stack([M, S2 + M * M, G * np.abs(S2) ** 1.5 * np.sign(S2) + 3 * M * S2 + M**3], axis=1)
-    return np.array([[_weighted_cov(mn[:, i], mn[:, j], w) for j in range(3)] for i in range(3)])
+    wn = w / w.sum()
+    c = mn - wn @ mn
+    return (c.T * wn) @ c
 
 
 def _tri(S) -> np.ndarray:
