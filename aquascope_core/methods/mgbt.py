@@ -9,6 +9,7 @@ largest k with ``p_k < alpha_out`` (0.005); inward from the smallest flood, the 
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -51,7 +52,7 @@ def mgbt_pvalue(n: int, r: int, eta: float) -> float:
     mu4 = e4 - 4 * e3 * e1 + 6 * e2 * e1**2 - 3 * e1**4
     var_m = mu2 / n2
     var_s2 = mu4 / n2 - mu2**2 * (n2 - 3.0) / (n2 * (n2 - 1.0))
-    cov_ms2 = mu3 / n2
+    cov_ms2 = mu3 / math.sqrt(n2 * (n2 - 1.0))  # as in Cohn's code (PeakFQ)
     shape = mu2**2 / var_s2
     scale = var_s2 / mu2
     mean_s = np.sqrt(scale) * np.exp(special.gammaln(shape + 0.5) - special.gammaln(shape))
