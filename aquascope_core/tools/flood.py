@@ -141,7 +141,8 @@ def _regional_skew_for(desc: dict[str, Any], attrs: dict[str, Any], regional_ske
 def bulletin17c_ema(source: str, station_id: str, variable: str = "peak_discharge",
                     return_periods: Sequence[float] = DEFAULT_RETURN_PERIODS, confidence: float = 0.90,
                     regional_skew: float | None = None, regional_skew_mse: float | None = None,
-                    skew_from: Literal["record", "usgs_table", "station"] = "record", *,
+                    skew_from: Literal["record", "usgs_table", "station"] = "record",
+                    skew_weighting: Literal["HWN", "INV", "ERL"] | None = None, *,
                     data: DataContext | None = None) -> dict[str, Any]:
     """Bulletin 17C on a station's annual peak record: log-Pearson III by EMA with its historical
     information, the multiple Grubbs-Beck test and a weighted regional skew, with EMA confidence limits.
@@ -178,7 +179,7 @@ def bulletin17c_ema(source: str, station_id: str, variable: str = "peak_discharg
     pk = attrs.get("peakfq") or {}  # options of a PeakFQ .psf uploaded with the record
     if pk.get("skew_option") in ("station", "regional") and regional_skew is None and skew_from == "record":
         option = pk["skew_option"] if skew["skew"] is not None else "station"
-    extra = {"skew_weighting": pk.get("skew_weighting") or "HWN",
+    extra = {"skew_weighting": skew_weighting or pk.get("skew_weighting") or "HWN",
              "low_outlier_test": pk.get("low_outlier_test") or "mgbt",
              "low_outlier_threshold": pk.get("low_outlier_threshold"),
              "interval_peaks": {int(y): tuple(v) for y, v in (pk.get("interval_peaks") or {}).items()} or None}
@@ -208,7 +209,7 @@ def bulletin17c_ema(source: str, station_id: str, variable: str = "peak_discharg
         if table["skew"] is not None:
             alt = fit_lp3_ema(sys_peaks, years=sys_years, historical_peaks=historical or None,
                               perception_thresholds=thresholds, regional_skew=table["skew"],
-                              regional_skew_mse=table["mse"], skew_option="weighted", low_outlier_test="mgbt", unit=unit)
+                              regional_skew_mse=table["mse"], skew_option="weighted", unit=unit, **extra)
             if alt.get("ok"):
                 alternative = {"regional_skew": table, "weighted_skew": alt["parameters"]["skew_log"],
                                "return_levels": ffa.return_levels(alt, T)}
@@ -247,7 +248,7 @@ def bulletin17c_ema(source: str, station_id: str, variable: str = "peak_discharg
                               f"{fit['parameters']['skew_log']:.3f}; {T[i]:g}-year flood {f['return_levels'][i]:.4g} {unit}")
     params = {"source": source, "station_id": station_id, "variable": variable, "return_periods": T,
               "confidence": confidence, "regional_skew": regional_skew, "regional_skew_mse": regional_skew_mse,
-              "skew_from": skew_from}
+              "skew_from": skew_from, "skew_weighting": extra["skew_weighting"]}
     return finish(payload, "bulletin17c_ema", params,
                   provenance_rows(s) + [r for r in fit.get("meta", {}).get("sources", []) if r.get("name") != "aquascope"])
 
@@ -323,6 +324,8 @@ SPECS = [
                    "regional_skew": "a regional skew to weight with (overrides the lookup)",
                    "regional_skew_mse": "its mean square error",
                    "skew_from": "record (the skew published with the record, else the USGS table), usgs_table, or "
-                                "station (at-site skew only)"},
+                                "station (at-site skew only)",
+                   "skew_weighting": "HWN (PeakFQ 8.1.0's default), INV (the older inverse-MSE weighting) or ERL; "
+                                     "default: the uploaded .psf's WEIGHTOPT, else HWN"},
     ),
 ]
