@@ -70,6 +70,10 @@ _PEAKFQ = "PeakFQ 8.1.0, U.S. Geological Survey (Bulletin 17C EMA with the multi
 
 #: The annual exceedance probabilities of PeakFQ's frequency table, in its order.
 PEAKFQ_AEPS = (0.995, 0.99, 0.95, 0.9, 0.8, 0.6667, 0.5, 0.4292, 0.2, 0.1, 0.04, 0.02, 0.01, 0.005, 0.002)
+#: The 32 non-exceedance probabilities at which PeakFQ's EMA computes quantiles and limits.
+PEAKFQ_GRID = (0.0005, 0.001, 0.002, 0.005, 0.010, 0.020, 0.025, 0.040, 0.050, 0.100, 0.200, 0.300, 0.3333, 0.400,
+               0.4296, 0.5, 0.5708, 0.600, 0.700, 0.800, 0.900, 0.950, 0.960, 0.975, 0.980, 0.990, 0.995, 0.998,
+               0.999, 0.9999, 0.99999, 0.999999)
 
 _ZERO_LOG = -99.0     # PeakFQ's log10 of a zero flow (1e-99)
 _LOW_LOG = -6.0       # lower bound PeakFQ gives a recoded low outlier
@@ -466,9 +470,13 @@ def fit_lp3_ema(
 # Confidence limits and PeakFQ's table
 # --------------------------------------------------------------------------------------------
 
-def _limits(fit: Mapping[str, Any], F: np.ndarray, confidence: float) -> dict[str, np.ndarray]:
+def _moments(fit: Mapping[str, Any]) -> tuple[float, float, float]:
     p = fit["parameters"]
-    m = (p["mean_log"], p["sd_log"] ** 2, p["skew_log"])
+    return p["mean_log"], p["sd_log"] ** 2, p["skew_log"]
+
+
+def _limits(fit: Mapping[str, Any], F: np.ndarray, confidence: float) -> dict[str, np.ndarray]:
+    m = _moments(fit)
     groups = _pattern_from_json(fit["censoring_pattern"])
     option = fit.get("skew_option")
     r_mse = {"station": None, "regional": 0.0}.get(option, fit.get("regional_skew_mse"))
@@ -524,6 +532,9 @@ def peakfq_quantile_table(fit: Mapping[str, Any], *, confidence: float = 0.90,
                           aeps: Sequence[float] = PEAKFQ_AEPS) -> dict[str, Any]:
     """PeakFQ's frequency table: the EMA estimate and its limits at each annual exceedance probability.
 
+    At PeakFQ's own probabilities the limits are computed on its 32-point grid and passed through its
+    monotonicity rule (limits never narrow moving away from the median); at other probabilities directly.
+
     Returns ``{"ok", "confidence", "unit", "rows": [{aep, return_period, estimate, lower, upper, variance_log10}]}``
     in PeakFQ's order (most frequent first).
     """
@@ -535,7 +546,22 @@ def peakfq_quantile_table(fit: Mapping[str, Any], *, confidence: float = 0.90,
         raise InputError.bad_value("aeps", list(aeps), "annual exceedance probabilities strictly between 0 and 1")
     if not fit.get("ok"):
         return {"ok": False, "reason": "the fit is not ok", "rows": []}
-    out = _limits(fit, 1.0 - a, float(confidence))
+    grid = np.array(PEAKFQ_GRID)
+    on_grid = [int(np.argmin(np.abs(grid - (1.0 - x)))) for x in a]
+    if all(abs(grid[i] - (1.0 - x)) < 6e-4 for i, x in zip(on_grid, a)):
+        # PeakFQ's grid, with its pass that keeps the limits monotone away from the median
+        full = _limits(fit, grid, float(confidence))
+        lo, hi = full["lower"].copy(), full["upper"].copy()
+        nq = grid.size
+        for i in range((nq - 1) // 2 - 1, -1, -1):
+            lo[i], hi[i] = min(lo[i], lo[i + 1]), min(hi[i], hi[i + 1])
+        for i in range((nq + 3) // 2 - 1, nq):
+            lo[i], hi[i] = max(lo[i], lo[i - 1]), max(hi[i], hi[i - 1])
+        idx = np.array(on_grid)
+        out = {"quantile": p3.quantile(1.0 - a, _moments(fit)), "lower": lo[idx], "upper": hi[idx],
+               "variance": full["variance"][idx]}
+    else:
+        out = _limits(fit, 1.0 - a, float(confidence))
     rows = [{"aep": float(x), "return_period": float(1.0 / x), "estimate": float(10.0**y), "lower": float(10.0**lo),
              "upper": float(10.0**hi), "variance_log10": float(v)}
             for x, y, lo, hi, v in zip(a, out["quantile"], out["lower"], out["upper"], out["variance"])]
