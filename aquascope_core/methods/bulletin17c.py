@@ -535,17 +535,20 @@ def peakfq_quantile_table(fit: Mapping[str, Any], *, confidence: float = 0.90,
     At PeakFQ's own probabilities the limits are computed on its 32-point grid and passed through its
     monotonicity rule (limits never narrow moving away from the median); at other probabilities directly.
 
-    Returns ``{"ok", "confidence", "unit", "rows": [{aep, return_period, estimate, lower, upper, variance_log10}]}``
-    in PeakFQ's order (most frequent first).
+    Returns ``{"method": "peakfq_quantile_table", "ok", "confidence", "unit", "rows": [{aep, return_period,
+    estimate, lower, upper, variance_log10}], "meta"}``, rows in PeakFQ's order (most frequent first).
     """
+    params = resolved_parameters(peakfq_quantile_table, (fit,), {"confidence": confidence, "aeps": list(aeps)})
     _check_fit(fit)
     if not (0.0 < float(confidence) < 1.0):
         raise InputError.bad_value("confidence", confidence, "a probability strictly between 0 and 1, e.g. 0.90")
     a = np.array([float(x) for x in aeps])
     if a.size == 0 or np.any((a <= 0) | (a >= 1)):
         raise InputError.bad_value("aeps", list(aeps), "annual exceedance probabilities strictly between 0 and 1")
+    srcs = [source("EMA confidence intervals", citation=_COHN_2001), source("PeakFQ", citation=_PEAKFQ)]
     if not fit.get("ok"):
-        return {"ok": False, "reason": "the fit is not ok", "rows": []}
+        return finish({"method": "peakfq_quantile_table", "ok": False, "reason": "the fit is not ok", "rows": []},
+                      "peakfq_quantile_table", params, srcs)
     grid = np.array(PEAKFQ_GRID)
     on_grid = [int(np.argmin(np.abs(grid - (1.0 - x)))) for x in a]
     if all(abs(grid[i] - (1.0 - x)) < 6e-4 for i, x in zip(on_grid, a)):
@@ -565,7 +568,8 @@ def peakfq_quantile_table(fit: Mapping[str, Any], *, confidence: float = 0.90,
     rows = [{"aep": float(x), "return_period": float(1.0 / x), "estimate": float(10.0**y), "lower": float(10.0**lo),
              "upper": float(10.0**hi), "variance_log10": float(v)}
             for x, y, lo, hi, v in zip(a, out["quantile"], out["lower"], out["upper"], out["variance"])]
-    return {"ok": True, "confidence": float(confidence), "unit": fit.get("unit"), "rows": rows}
+    return finish({"method": "peakfq_quantile_table", "ok": True, "confidence": float(confidence),
+                   "unit": fit.get("unit"), "rows": rows}, "peakfq_quantile_table", params, srcs)
 
 
 def peakfq_statistics(fit: Mapping[str, Any]) -> dict[str, Any]:
