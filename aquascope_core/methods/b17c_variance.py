@@ -117,8 +117,12 @@ def noncentral_cov(groups: Groups, m) -> np.ndarray:
 # --------------------------------------------------------------------------------------------
 
 def _factor(S: np.ndarray) -> np.ndarray | None:
-    """V with V^T V = S whose second column is (0, V22, 0): S2 is driven by the gamma node alone."""
-    if S[0, 0] <= 0 or S[1, 1] <= 0 or S[2, 2] <= 0:
+    """V with V^T V = S whose second column is (0, V22, 0): S2 is driven by the gamma node alone.
+
+    A zero skew variance (a fixed regional skew) holds G at its value on every node: the limit of a
+    vanishing regional MSE (PeakFQ's factorisation is undefined there).
+    """
+    if S[0, 0] <= 0 or S[1, 1] <= 0 or S[2, 2] < 0:
         return None
     V = np.zeros((3, 3))
     V[1, 1] = math.sqrt(S[1, 1])
@@ -132,9 +136,9 @@ def _factor(S: np.ndarray) -> np.ndarray | None:
         return None
     V[0, 2] = (S[2, 0] - V[1, 2] * V[1, 0]) / V[0, 0]
     t = S[2, 2] - V[1, 2] ** 2 - V[0, 2] ** 2
-    if t < 0:
+    if t < -1e-14 * max(S[2, 2], 1e-300) or (t < 0 and S[2, 2] > 0):
         return None
-    V[2, 2] = math.sqrt(t)
+    V[2, 2] = math.sqrt(max(t, 0.0))
     return V
 
 

@@ -100,3 +100,16 @@ def test_a_finite_upper_threshold_is_a_censoring_bound(big_sandy):
     plain = b17.fit_lp3_ema(peaks, years=years, skew_option="station")
     assert fit["censoring_pattern"][0]["upper_log10"] == pytest.approx(6.0)
     assert fit["parameters"]["mean_log"] == pytest.approx(plain["parameters"]["mean_log"], rel=1e-12)
+
+
+def test_a_fixed_regional_skew_has_limits_without_skew_uncertainty(big_sandy):
+    """skew_option='regional' (no skew variance): the quadrature holds G fixed; the band is narrower than with the
+    weighted skew, whose MSE enters the limits."""
+    years = [int(y) for y in big_sandy["systematic_peaks"]]
+    peaks = list(big_sandy["systematic_peaks"].values())
+    kw = dict(years=years, historical_peaks={int(y): v for y, v in big_sandy["historical_peaks"].items()},
+              perception_thresholds=big_sandy["thresholds"], regional_skew=-0.5, regional_skew_mse=0.3025)
+    fixed = b17.ema_confidence_band(b17.fit_lp3_ema(peaks, skew_option="regional", **kw), [100])
+    weighted = b17.ema_confidence_band(b17.fit_lp3_ema(peaks, **kw), [100])
+    assert fixed["ok"] and fixed["lower"][0] < fixed["return_levels"][0] < fixed["upper"][0]
+    assert fixed["upper"][0] / fixed["lower"][0] < weighted["upper"][0] / weighted["lower"][0]
