@@ -98,12 +98,13 @@ def noncentral_cov(groups: Groups, m) -> np.ndarray:
         p = np.array([pa, pb - pa, 1.0 - pb])
         regions = [(-np.inf, tl), (tl, tu), (tu, np.inf)]
         mu = np.zeros((3, 3))
+        inside = p3.cond_moments(tl, tu, mc, 6) if p[1] > 1e-12 else None
         for r, (a, b) in enumerate(regions):
             if p[r] > 1e-12:
-                mu[:, r] = p3.cond_moments(a, b, mc, 3)
+                mu[:, r] = inside[:3] if r == 1 else p3.cond_moments(a, b, mc, 3)
         VB += mu @ (nh * (np.diag(p) - np.outer(p, p))) @ mu.T
-        if p[1] > 1e-12:
-            e = np.concatenate([[1.0], p3.cond_moments(tl, tu, mc, 6)])
+        if inside is not None:
+            e = np.concatenate([[1.0], inside])
             VC += nh * p[1] * np.array([[e[i + j] - e[i] * e[j] for j in range(1, 4)] for i in range(1, 4)])
         for r in (0, 2):
             if p[r] > 1e-6:
@@ -166,6 +167,9 @@ def quadrature_grid(m, S: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
 
 
 def _noncentral_of_grid(m, S) -> np.ndarray | None:
+    """Covariance of the non-central moments over the quadrature of one covariance ``S`` (None if no factor).
+
+    The plain form of :func:`_noncentral_of_grids`, kept as its check."""
     g = quadrature_grid(m, S)
     if g is None:
         return None
@@ -175,6 +179,52 @@ def _noncentral_of_grid(m, S) -> np.ndarray | None:
     wn = w / w.sum()
     c = mn - wn @ mn
     return (c.T * wn) @ c
+
+
+def _factor_batch(S: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_factor` of a stack of covariances ``S`` (k x 3 x 3): the factors and which of them exist."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ok = (S[:, 0, 0] > 0) & (S[:, 1, 1] > 0) & (S[:, 2, 2] >= 0)
+        V = np.zeros_like(S)
+        V[:, 1, 1] = np.sqrt(S[:, 1, 1])
+        V[:, 1, 0] = S[:, 1, 0] / V[:, 1, 1]
+        V[:, 1, 2] = S[:, 1, 2] / V[:, 1, 1]
+        t = S[:, 0, 0] - V[:, 1, 0] ** 2
+        ok &= t >= 0
+        V[:, 0, 0] = np.sqrt(np.maximum(t, 0.0))
+        ok &= V[:, 0, 0] != 0
+        V[:, 0, 2] = (S[:, 2, 0] - V[:, 1, 2] * V[:, 1, 0]) / V[:, 0, 0]
+        t = S[:, 2, 2] - V[:, 1, 2] ** 2 - V[:, 0, 2] ** 2
+        ok &= ~((t < -1e-14 * np.maximum(S[:, 2, 2], 1e-300)) | ((t < 0) & (S[:, 2, 2] > 0)))
+        V[:, 2, 2] = np.sqrt(np.maximum(t, 0.0))
+    return V, ok
+
+
+def _noncentral_of_grids(m, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Covariance of the non-central moments over the quadrature of each covariance ``X[i]`` (six entries).
+
+    One pass for the whole stack (Newton's Jacobian needs 13 of them at a time); returns the six distinct
+    entries of each covariance and which covariances could be factorised.
+    """
+    S = np.zeros((X.shape[0], 3, 3))
+    for c, (i, j) in enumerate(_TRI):
+        S[:, i, j] = S[:, j, i] = X[:, c]
+    V, ok = _factor_batch(S)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        shape = np.minimum(m[1] ** 2 / S[:, 1, 1], 160.0)
+        r = np.sqrt(shape + 1.0)
+        tg = np.stack([(1.0 - r), (1.0 + r)], axis=1) / np.sqrt(shape)[:, None]
+        wg = np.stack([(1.0 + r), (r - 1.0)], axis=1) / (2.0 * r)[:, None]
+    z = np.broadcast_to(_UNIT_GRID, (X.shape[0], 8, 3)).copy()
+    z[:, :, 1] = tg[:, _GAMMA_INDEX]
+    pts = np.asarray(m, dtype=float) + z @ V
+    w = 0.25 * wg[:, _GAMMA_INDEX]
+    M, S2, G = pts[..., 0], pts[..., 1], pts[..., 2]
+    mn = np.stack([M, S2 + M * M, G * np.abs(S2) ** 1.5 * np.sign(S2) + 3 * M * S2 + M**3], axis=2)
+    wn = w / w.sum(axis=1, keepdims=True)
+    c = mn - np.einsum("kj,kjl->kl", wn, mn)[:, None, :]
+    cov = np.einsum("kj,kjl,kjm->klm", wn, c, c)
+    return np.stack([cov[:, i, j] for i, j in _TRI], axis=1), ok
 
 
 def _tri(S) -> np.ndarray:
@@ -192,27 +242,23 @@ def central_cov(m, s_mn: np.ndarray, *, max_iter: int = 60) -> np.ndarray:
     """Covariance of (M, S2, G) whose quadrature reproduces the non-central covariance ``s_mn``.
 
     Starts from the delta method and solves for the six distinct entries by Newton's method (Jacobian by
-    central differences, steps halved while the covariance is not positive definite).
+    central differences, all 13 evaluations of an iteration in one vectorised pass; steps halved while the
+    covariance is not positive definite).
     """
     J = p3.central_jacobian(p3.to_noncentral(m))
     x = _tri(J @ s_mn @ J.T)
     target = _tri(s_mn)
     s = math.sqrt(m[1])
     steps = np.array([1e-4 * s**k for k in _TRI_POWER])
+    probe = np.vstack([np.zeros(6), np.diag(steps), -np.diag(steps)])
     for _ in range(max_iter):
-        f0 = _noncentral_of_grid(m, _untri(x))
-        if f0 is None:
+        f, ok = _noncentral_of_grids(m, x + probe)
+        if not ok[0]:
             raise _singular("the EMA moments' covariance is not positive definite")
-        jac = np.empty((6, 6))
-        for i in range(6):
-            up, dn = x.copy(), x.copy()
-            up[i] += steps[i]
-            dn[i] -= steps[i]
-            fu, fd = _noncentral_of_grid(m, _untri(up)), _noncentral_of_grid(m, _untri(dn))
-            if fu is None or fd is None:
-                raise _singular("the EMA moments' covariance is near singular")
-            jac[:, i] = (_tri(fu) - _tri(fd)) / (2 * steps[i])
-        d = np.linalg.solve(jac, target - _tri(f0))
+        if not ok.all():
+            raise _singular("the EMA moments' covariance is near singular")
+        jac = ((f[1:7] - f[7:13]) / (2 * steps[:, None])).T
+        d = np.linalg.solve(jac, target - f[0])
         full = True
         for _half in range(60):
             if _factor(_untri(x + d)) is not None:
@@ -255,11 +301,12 @@ def ema_variance(groups: Groups, m, k: int) -> float:
     return w * neg + (1.0 - w) * pos
 
 
-def skew_mse(groups: Groups, m, rule: str) -> float:
+def skew_mse(groups: Groups, m, rule: str, *, record_cov: np.ndarray | None = None) -> float:
     """Mean square error of the at-site skew by Bulletin 17B's formula (``B17B``) or scaled EMA (``ADJE``).
 
     ``ADJE = MSE_B17B(n') Var_EMA(record) / Var_EMA(complete record of n' years)``, n' = min(n, 150):
-    identical to B17B's on a complete record.
+    identical to B17B's on a complete record. ``record_cov``: ``moment_cov(groups, m)`` when the caller
+    has it already (used for Var_EMA(record) when |G| is above the interpolation band).
     """
     n = int(round(sum(g[0] for g in groups)))
     if rule == "B17B":
@@ -268,7 +315,11 @@ def skew_mse(groups: Groups, m, rule: str) -> float:
         raise ValueError(f"unknown skew MSE rule {rule!r}")
     n_adj = min(n, _N_ADJ_MAX)
     full = ema_variance([(float(n_adj), -np.inf, np.inf)], m, 2)
-    return b17b_skew_mse(n_adj, m[2]) / full * ema_variance(groups, m, 2)
+    if record_cov is not None and abs(float(m[2])) > SKEW_MIN:
+        site = float(record_cov[2, 2])
+    else:
+        site = ema_variance(groups, m, 2)
+    return b17b_skew_mse(n_adj, m[2]) / full * site
 
 
 def parameter_cov(groups: Groups, m, regional_skew_mse: float | None, rule: str) -> np.ndarray:
@@ -283,7 +334,7 @@ def parameter_cov(groups: Groups, m, regional_skew_mse: float | None, rule: str)
     if regional_skew_mse is None:
         return V
     r = float(regional_skew_mse)
-    w = r / (skew_mse(groups, mc, rule) + r) if r > 0 else 0.0
+    w = r / (skew_mse(groups, mc, rule, record_cov=V) + r) if r > 0 else 0.0
     V[0, 2] = V[2, 0] = w * V[0, 2]
     V[1, 2] = V[2, 1] = w * V[1, 2]
     V[2, 2] = w * w * V[2, 2] + (1.0 - w) ** 2 * r

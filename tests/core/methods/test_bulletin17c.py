@@ -181,6 +181,13 @@ def test_inverse_quadrature_reproduces_the_noncentral_covariance():
     V = bv.central_cov(m, s_mn)
     back = bv._noncentral_of_grid(m, V)
     assert np.allclose(back, s_mn, rtol=1e-8, atol=1e-14)
+    # the vectorised pass Newton's method uses gives what the plain quadrature gives, covariance by covariance
+    probes = np.array([bv._tri(V) * f for f in (1.0, 1.1, 0.9)] + [bv._tri(V) * np.array([1, 1, 1, 1, 1, -50.0])])
+    many, ok = bv._noncentral_of_grids(m, probes)
+    assert ok.tolist() == [True, True, True, False]
+    for row, x in zip(many[:3], probes[:3]):
+        assert np.allclose(bv._untri(row), bv._noncentral_of_grid(m, bv._untri(x)), rtol=1e-13, atol=1e-18)
+    assert bv._noncentral_of_grid(m, bv._untri(probes[3])) is None
     assert np.all(np.linalg.eigvalsh(V) > 0)
     # the quadrature's grid has the mean and covariance it was given
     pts, w = bv.quadrature_grid(m, V)
