@@ -55,6 +55,26 @@ def _first_order_b17c():
     return mod
 
 
+def _limits_before_vectorising():
+    """``quantile_limits`` as it was before its quadrature was vectorised (commit e43db66), with the Pearson III
+    helpers of that commit, loaded from git to run beside the present one; None when git or the commit is missing."""
+    import subprocess
+    import types
+
+    mods = {}
+    for name in ("b17c_p3", "b17c_variance"):
+        try:
+            text = subprocess.run(["git", "show", f"e43db66:aquascope_core/methods/{name}.py"], cwd=ROOT,
+                                  capture_output=True, text=True, check=True, timeout=30).stdout
+        except (OSError, subprocess.SubprocessError):
+            return None
+        mod = types.ModuleType(f"{name}_e43db66")
+        exec(compile(text, f"{name}_e43db66.py", "exec"), mod.__dict__)
+        mods[name] = mod
+    mods["b17c_variance"].p3 = mods["b17c_p3"]
+    return mods["b17c_variance"].quantile_limits
+
+
 def main() -> None:
     import lmoments3
     from lmoments3 import distr
@@ -146,12 +166,30 @@ def main() -> None:
         t_ema_old = _best(lambda: old.fit_lp3_ema(peaks, **kw), repeat=3)
         t_ci_old = _best(lambda: old.ema_confidence_band(fit_old, [10, 50, 100]), repeat=3)
     t_table = _best(lambda: b17.peakfq_quantile_table(fit), repeat=3)
+    before = _limits_before_vectorising()
+    t_lim_before = t_lim_now = None
+    if before is not None:
+        from aquascope_core.methods import b17c_variance as bv
+
+        groups = b17._pattern_from_json(fit["censoring_pattern"])
+        mom = b17._moments(fit)
+        F = 1.0 - 1.0 / np.array([10.0, 50.0, 100.0])
+        lim_kw = dict(confidence=0.90, regional_skew_mse=0.55**2, rule=fit["skew_mse_rule"])
+        new_lim = bv.quantile_limits(groups, mom, F, **lim_kw)
+        old_lim = before(groups, mom, F, **lim_kw)
+        change = max(float(np.max(np.abs(10 ** new_lim[k] / 10 ** old_lim[k] - 1))) for k in ("lower", "upper"))
+        print(f"limits before/after vectorising: largest relative change {change:.1e}")
+        t_lim_before = _best(lambda: before(groups, mom, F, **lim_kw), repeat=3)
+        t_lim_now = _best(lambda: bv.quantile_limits(groups, mom, F, **lim_kw), repeat=3)
     ref_name = "the first-order EMA it replaced"
     row("`fit_lp3_ema` as PeakFQ 8.1.0, Big Sandy (84 years, 37 censored, MGBT, ADJE skew MSE, HWN)", t_ema,
         t_ema_old, ref_name)
     row("of which the multiple Grubbs-Beck test (22 p-values)", t_mgbt)
     row("`ema_confidence_band`, 3 return periods (Cohn's two-level quadrature)", t_ci, t_ci_old, ref_name)
     row("`peakfq_quantile_table`, PeakFQ's 15 AEPs with 90 % limits", t_table)
+    if t_lim_before is not None:
+        row("its limits (`b17c_variance.quantile_limits`) against the same code before vectorising", t_lim_now,
+            t_lim_before, "commit e43db66")
 
     print(f"Flat Brook nr Flatbrookville NJ, {n} water-year maxima of the daily mean flow")
     print(f"{'what':<80} {'time':>10}  reference")
