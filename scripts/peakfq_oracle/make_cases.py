@@ -25,7 +25,8 @@ KIND = {"systematic": "Syst", "zero": "Syst", "interval": "Syst", "historical": 
 #: (station, skew option, regional skew, its standard error); the weighted options are ours, not the files'.
 CASES = [("04156000", "station", None, None), ("04156000", "weighted", -0.3, 0.55),
          ("04151500", "station", None, None), ("04151500", "weighted", -0.3, 0.55),
-         ("04145000", "station", None, None)]
+         ("04145000", "station", None, None), ("04159492", "station", None, None),
+         ("04161000", "station", None, None)]
 
 
 def fit_kwargs(site: str, option: str, rg, rse) -> dict:

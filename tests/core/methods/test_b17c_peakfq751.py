@@ -4,7 +4,8 @@ tests/reference/peakfq751_ema_cases.json: USGS 04156000 (Tittabawassee River at 
 2 historical ones, 20 low outliers), 04151500 (Cass River at Frankenmuth MI: 74 systematic, 1 historical, 10 low
 outliers) and 04145000 (Shiawassee River near Fergus MI: 61 systematic, two periods without record, 15 low
 outliers), each with the station skew of its PeakFQ specification and, for the first two, a weighted skew with
-HWN weighting. The numbers are what the public PeakFQ 7.5.1 Fortran returns (scripts/peakfq_oracle), not a
+HWN weighting; and two records where ours and PeakFQ part (expected failures, the measured gap in their reasons):
+04159492 (a near-zero skew) and 04161000 (heavy low-outlier censoring, skew -1.21). The numbers are what the public PeakFQ 7.5.1 Fortran returns (scripts/peakfq_oracle), not a
 printed PeakFQ report. Measured agreement: the low-outlier count and threshold exactly; the MGBT p-values within
 1e-3 (ours integrate Cohn's formula to 1e-12, PeakFQ's carry about 1e-3 of numerical error: 0.37427 exact against
 its 0.37373 for Big Sandy's smallest flood); the moments within 4e-6 relative; the HWN weight within 2e-5; the
@@ -40,8 +41,20 @@ def _id(case):
     return f"{case['site_no']}-{case['skew_option']}"
 
 
+_GAPS = {
+    5: "04159492 (Black River near Jeddo MI, 25 low outliers, at-site skew -0.0118): PeakFQ 7.5.1 gives the skew "
+       "-0.012136 and ours -0.011816 (2.7 %). The same PeakFQ routines with its Wilson-Hilferty moments used up to "
+       "|G| = 0.07 instead of 0.001 give -0.011823: the gap is PeakFQ's incomplete-gamma moments at a near-zero "
+       "skew (as for Big Sandy's at-site skew), not the EMA equations.",
+    6: "04161000 (Clinton River at Auburn Hills MI, 22 of 51 years below the low-outlier threshold, skew -1.209): "
+       "PeakFQ 7.5.1 computes limits; ours raise InsufficientDataError (no positive definite EMA covariance is "
+       "found at a node of the first quadrature, skew near -1.7). Moments agree within 3e-5.",
+}
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("k", range(5))
+@pytest.mark.parametrize("k", [pytest.param(k, marks=pytest.mark.xfail(strict=True, reason=_GAPS[k]))
+                               if k in _GAPS else k for k in range(7)])
 def test_against_peakfq_751(cases, k):
     case = cases[k]
     fit = b17.fit_lp3_ema(**make_cases.fit_kwargs(case["site_no"], case["skew_option"], case["regional_skew"],
