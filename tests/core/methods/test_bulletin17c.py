@@ -71,8 +71,10 @@ def test_big_sandy_ema_reproduces_peakfq(big_sandy, big_sandy_fit):
 @pytest.mark.xfail(strict=True, reason=(
     "at-site skew 0.006745 against PeakFQ 8.1.0's 0.006601 (2.2 % relative). Ours is the converged fixed point of "
     "the EMA equations; PeakFQ 7.5.1's own EMA routines, compiled from the public source, give 0.006722 (their "
-    "incomplete-gamma moments at this near-zero skew), and 0.006745 when those moments are computed exactly. No "
-    "public formula gives 0.006601; the 8.1.0 source is not public. Everything else PeakFQ 8.1.0 prints agrees."))
+    "incomplete-gamma moments at this near-zero skew), and 0.006745 when those moments are computed exactly (the "
+    "same holds on USGS 04159492, test_b17c_peakfq751.py); PeakfqSA 0.997's at-site skew on a Big Sandy variant "
+    "agrees with ours to its printed digits. No public formula gives 0.006601; the 8.1.0 source is not public. "
+    "Everything else PeakFQ 8.1.0 prints agrees."))
 def test_big_sandy_at_site_skew_against_peakfq(big_sandy, big_sandy_fit):
     """The at-site (station) skew PeakFQ 8.1.0 prints for Big Sandy, within 2e-4 relative."""
     assert big_sandy_fit["at_site_skew"] == pytest.approx(big_sandy["reference"]["parameters"]["skew_at_site"],
