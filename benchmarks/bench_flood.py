@@ -1,7 +1,8 @@
 """Flood frequency timings on the Flat Brook annual maxima (79 water years), against references in the same process.
 
 Run: ``.venv/bin/python benchmarks/bench_flood.py``. References: lmoments3 (L-moments and the GEV L-moment fit),
-scipy.stats (GEV maximum likelihood, Pearson III), and Python loops of those for the bootstrap. Nothing here is
+scipy.stats (GEV maximum likelihood, Pearson III), Python loops of those for the bootstrap, and for Bulletin 17C
+the first-order EMA it replaced (read from git at commit 27cfdfd and run in the same process). Nothing here is
 asserted; the figures go into benchmarks/README.md.
 """
 
@@ -35,6 +36,43 @@ def _fmt(seconds: float) -> str:
     if seconds < 1:
         return f"{seconds * 1e3:.2f} ms"
     return f"{seconds:.2f} s"
+
+
+def _first_order_b17c():
+    """The first-order EMA of the main branch before the PeakFQ 8.1.0 rewrite (commit 27cfdfd), loaded from git.
+
+    It is run in this process beside the present one; None when git or that commit is not at hand."""
+    import subprocess
+    import types
+
+    try:
+        text = subprocess.run(["git", "show", "27cfdfd:aquascope_core/methods/bulletin17c.py"], cwd=ROOT,
+                              capture_output=True, text=True, check=True, timeout=30).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    mod = types.ModuleType("bulletin17c_first_order")
+    exec(compile(text, "bulletin17c_first_order.py", "exec"), mod.__dict__)
+    return mod
+
+
+def _limits_before_vectorising():
+    """``quantile_limits`` as it was before its quadrature was vectorised (commit e43db66), with the Pearson III
+    helpers of that commit, loaded from git to run beside the present one; None when git or the commit is missing."""
+    import subprocess
+    import types
+
+    mods = {}
+    for name in ("b17c_p3", "b17c_variance"):
+        try:
+            text = subprocess.run(["git", "show", f"e43db66:aquascope_core/methods/{name}.py"], cwd=ROOT,
+                                  capture_output=True, text=True, check=True, timeout=30).stdout
+        except (OSError, subprocess.SubprocessError):
+            return None
+        mod = types.ModuleType(f"{name}_e43db66")
+        exec(compile(text, f"{name}_e43db66.py", "exec"), mod.__dict__)
+        mods[name] = mod
+    mods["b17c_variance"].p3 = mods["b17c_p3"]
+    return mods["b17c_variance"].quantile_limits
 
 
 def main() -> None:
@@ -121,9 +159,37 @@ def main() -> None:
     fit = b17.fit_lp3_ema(peaks, **kw)
     t_ci = _best(lambda: b17.ema_confidence_band(fit, [10, 50, 100]), repeat=3)
     t_mgbt = _best(lambda: b17.multiple_grubbs_beck(peaks), repeat=3)
-    row("`fit_lp3_ema`, Big Sandy (84 years, 37 censored, MGBT, weighted skew)", t_ema)
+    old = _first_order_b17c()
+    t_ema_old = t_ci_old = None
+    if old is not None:
+        fit_old = old.fit_lp3_ema(peaks, **kw)
+        t_ema_old = _best(lambda: old.fit_lp3_ema(peaks, **kw), repeat=3)
+        t_ci_old = _best(lambda: old.ema_confidence_band(fit_old, [10, 50, 100]), repeat=3)
+    t_table = _best(lambda: b17.peakfq_quantile_table(fit), repeat=3)
+    before = _limits_before_vectorising()
+    t_lim_before = t_lim_now = None
+    if before is not None:
+        from aquascope_core.methods import b17c_variance as bv
+
+        groups = b17._pattern_from_json(fit["censoring_pattern"])
+        mom = b17._moments(fit)
+        F = 1.0 - 1.0 / np.array([10.0, 50.0, 100.0])
+        lim_kw = dict(confidence=0.90, regional_skew_mse=0.55**2, rule=fit["skew_mse_rule"])
+        new_lim = bv.quantile_limits(groups, mom, F, **lim_kw)
+        old_lim = before(groups, mom, F, **lim_kw)
+        change = max(float(np.max(np.abs(10 ** new_lim[k] / 10 ** old_lim[k] - 1))) for k in ("lower", "upper"))
+        print(f"limits before/after vectorising: largest relative change {change:.1e}")
+        t_lim_before = _best(lambda: before(groups, mom, F, **lim_kw), repeat=3)
+        t_lim_now = _best(lambda: bv.quantile_limits(groups, mom, F, **lim_kw), repeat=3)
+    ref_name = "the first-order EMA it replaced"
+    row("`fit_lp3_ema` as PeakFQ 8.1.0, Big Sandy (84 years, 37 censored, MGBT, ADJE skew MSE, HWN)", t_ema,
+        t_ema_old, ref_name)
     row("of which the multiple Grubbs-Beck test (22 p-values)", t_mgbt)
-    row("`ema_confidence_band`, 3 return periods", t_ci)
+    row("`ema_confidence_band`, 3 return periods (Cohn's two-level quadrature)", t_ci, t_ci_old, ref_name)
+    row("`peakfq_quantile_table`, PeakFQ's 15 AEPs with 90 % limits", t_table)
+    if t_lim_before is not None:
+        row("its limits (`b17c_variance.quantile_limits`) against the same code before vectorising", t_lim_now,
+            t_lim_before, "commit e43db66")
 
     print(f"Flat Brook nr Flatbrookville NJ, {n} water-year maxima of the daily mean flow")
     print(f"{'what':<80} {'time':>10}  reference")

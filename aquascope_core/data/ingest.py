@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from aquascope_core import limits
-from aquascope_core.data import _tables
+from aquascope_core.data import _tables, peakfq_files
 from aquascope_core.data.base import (
     Source,
     list_gaps,
@@ -175,6 +175,12 @@ def ingest(name: str, content: bytes | str | pathlib.Path | pd.DataFrame, *, val
     raw, frame, filename = _content_bytes(content)
     fmt = "dataframe" if frame is not None else _tables.sniff_format(raw, filename)
     original = _original(raw, frame, filename, fmt)
+    peakfq_kind = peakfq_files.sniff(raw, filename) if raw is not None and fmt != "xlsx" else None
+    if peakfq_kind is not None:  # a USGS peak file (WATSTORE or RDB) or a PeakFQ .psf
+        ingested = utc_now()
+        prov = source_row("upload", dataset=f"{name} (uploaded {peakfq_kind}{', ' + filename if filename else ''}; "
+                                             f"sha256 {original['sha256'][:12]})", accessed=ingested)
+        return peakfq_files.upload_dataset(name, peakfq_kind, raw, filename, original, ingested, prov)
     warnings: list[str] = []
     if fmt == "dataframe":
         table = _tables.frame_table(frame)
@@ -561,6 +567,7 @@ class UploadSource(Source):
     def __init__(self, datasets: list[dict[str, Any]] | None = None) -> None:
         self._datasets: dict[str, dict[str, Any]] = {}
         self._places: dict[str, tuple[float, float, float | None]] = {}
+        self._specs: dict[str, dict[str, Any]] = {}
         for d in datasets or []:
             self.add(d)
 
@@ -570,6 +577,9 @@ class UploadSource(Source):
         if not isinstance(dataset, dict) or dataset.get("kind") != "upload":
             raise InputError.bad_value("dataset", type(dataset).__name__, "a dataset returned by ingest()")
         sid = dataset["name"]
+        if dataset.get("peakfq_spec") is not None:  # a PeakFQ .psf: options for the peak files, not a station
+            self._specs[sid] = dataset["peakfq_spec"]
+            return sid
         self._datasets[sid] = dataset
         if lat is not None or lon is not None:
             la, lo = validate_point(lat, lon)
@@ -596,7 +606,8 @@ class UploadSource(Source):
                                            "n_values", "offline", "live", "source", "note", "column")},
                       **{k: v[k] for k in ("parameters", "n_parameters", "n_sampling_dates") if k in v}}
                      for v in d["variables"]]
-        return station_row(source=self.name, station_id=sid, name=sid, lat=lat, lon=lon, distance_km=distance_km,
+        named = (d.get("peakfq_station") or {}).get("name")  # a peak file names its station
+        return station_row(source=self.name, station_id=sid, name=named or sid, lat=lat, lon=lon, distance_km=distance_km,
                            area_km2=area, regulation=None, variables=variables, url=None)
 
     def stations_near(self, lat: float, lon: float, *, radius_km: float = 50.0, limit: int | None = 20,
@@ -638,6 +649,9 @@ class UploadSource(Source):
         for v in d["variables"]:
             if variable in (v["variable"], v["column"]):
                 s = d["series"][v["column"]]
+                if d.get("peakfq_station") is not None and self._specs:  # the .psf uploaded beside it applies
+                    s = peakfq_files.peak_series(d["peakfq_station"], list(self._specs.values()), name=station_id,
+                                                 provenance=s.attrs["provenance"])
                 out = slice_period(s, start, end, what=f"upload {station_id} {variable}").copy()
                 out.attrs = dict(s.attrs)
                 out.attrs["gaps"] = list_gaps(out.index, s.attrs["resolution"]) if s.attrs["resolution"] != "monthly" \

@@ -7,7 +7,7 @@ quantile at non-exceedance probability ``F = 1 - 1/T``.
 
 Fits: ``gev_lmoments``, ``gumbel_lmoments``, ``glo_lmoments``, ``pe3_lmoments`` (Hosking & Wallis
 1997; in :mod:`aquascope_core.methods.lmoments`), ``lp3_moments`` (log-Pearson III by the moments of
-the logarithms, Bulletin 17B), ``gev_ml`` (maximum likelihood with standard errors, Coles 2001) and
+the logarithms, Bulletin 17B), ``gev_ml`` and ``gumbel_ml`` (maximum likelihood with standard errors, Coles 2001) and
 ``lp3_ema`` (Bulletin 17C's expected moments algorithm, :mod:`aquascope_core.methods.bulletin17c`).
 """
 
@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from aquascope_core.errors import AquascopeError, InputError, InsufficientDataError
+from aquascope_core.methods import gumbel_ml as _gumbel_ml
 from aquascope_core.methods import lmoments as lm
 from aquascope_core.result import finish, resolved_parameters, source
 
@@ -33,6 +34,7 @@ __all__ = [
     "fit_pe3_lmoments",
     "fit_lp3_moments",
     "fit_gev_ml",
+    "fit_gumbel_ml",
     "delta_method_band",
     "return_levels",
     "return_period_of",
@@ -47,6 +49,8 @@ log = logging.getLogger(__name__)
 sample_lmoments = lm.sample_lmoments
 fit_gev_lmoments = lm.fit_gev_lmoments
 fit_gumbel_lmoments = lm.fit_gumbel_lmoments
+fit_gumbel_ml = _gumbel_ml.fit_gumbel_ml
+refit_gumbel_ml = _gumbel_ml.refit_gumbel_ml
 fit_glo_lmoments = lm.fit_glo_lmoments
 fit_pe3_lmoments = lm.fit_pe3_lmoments
 
@@ -639,7 +643,8 @@ def _refit(fit: dict[str, Any], d: str, samples: np.ndarray) -> tuple:
 
 
 # Other modules (maximum likelihood) register their vectorised refits here.
-_EXTRA_REFITS: dict[str, Callable[[dict[str, Any], np.ndarray], tuple]] = {"gev_ml": _refit_gev_ml}
+_EXTRA_REFITS: dict[str, Callable[[dict[str, Any], np.ndarray], tuple]] = {"gev_ml": _refit_gev_ml,
+                                                                           "gumbel_ml": refit_gumbel_ml}
 
 
 def bootstrap_band(
@@ -759,9 +764,10 @@ def goodness_of_fit(fit: dict[str, Any], values: Any) -> dict[str, Any]:
 # The whole analysis
 # --------------------------------------------------------------------------------------------
 
-DISTRIBUTIONS = ("gev_lmoments", "gumbel_lmoments", "glo_lmoments", "pe3_lmoments", "lp3_moments", "gev_ml", "lp3_ema")
+DISTRIBUTIONS = ("gev_lmoments", "gumbel_lmoments", "glo_lmoments", "pe3_lmoments", "lp3_moments", "gev_ml", "gumbel_ml",
+                 "lp3_ema")
 DistributionId = Literal["gev_lmoments", "gumbel_lmoments", "glo_lmoments", "pe3_lmoments", "lp3_moments", "gev_ml",
-                         "lp3_ema"]
+                         "gumbel_ml", "lp3_ema"]
 
 
 def _fit_by_id(method_id: str, x: np.ndarray, unit: str | None) -> dict[str, Any]:
@@ -777,6 +783,8 @@ def _fit_by_id(method_id: str, x: np.ndarray, unit: str | None) -> dict[str, Any
         return fit_lp3_moments(x, unit=unit)
     if method_id == "gev_ml":
         return fit_gev_ml(x, unit=unit)
+    if method_id == "gumbel_ml":
+        return fit_gumbel_ml(x, unit=unit)
     if method_id == "lp3_ema":
         from aquascope_core.methods.bulletin17c import fit_lp3_ema
 
@@ -809,7 +817,7 @@ def flood_frequency(
         call :func:`aquascope_core.methods.bulletin17c.fit_lp3_ema` directly).
     n_bootstrap : int
         Parametric bootstrap resamples per fit (0: no band). ``lp3_ema`` gets the EMA's own
-        first-order limits instead.
+        limits instead (as PeakFQ computes them).
     confidence : float
         Two-sided coverage of the bands.
     seed : int
@@ -862,7 +870,7 @@ def flood_frequency(
 
                 band = ema_confidence_band(f, T, confidence=confidence)
                 f["ci"] = {k: band.get(k) for k in ("ok", "lower", "upper", "confidence", "reason") if k in band}
-                f["ci"]["method"] = "ema_first_order"
+                f["ci"]["method"] = "peakfq_ema_quadrature"
             elif n_bootstrap:
                 band = bootstrap_band(f, int(x.size), T, n_resamples=int(n_bootstrap), confidence=confidence,
                                       seed=seed)

@@ -193,8 +193,19 @@ def _var_s(n: int, ties: np.ndarray) -> float:
     return (n * (n - 1) * (2 * n + 5) - float(np.sum(ties * (ties - 1) * (2 * ties + 5)))) / 18.0
 
 
-def _z(s: float, var_s: float) -> float:
-    """The standardised statistic with the continuity correction of 1."""
+CONTINUITY = {"corrected": "S - sign(S) (Kendall 1975; Hirsch, Slack & Smith 1982)",
+              "none": "S itself, no continuity correction (R trend's continuity = FALSE)"}
+
+
+def _check_continuity(continuity: str) -> None:
+    if continuity not in CONTINUITY:
+        raise InputError.bad_value("continuity", continuity, "'corrected' (S - sign(S), Hirsch) or 'none' (uncorrected)")
+
+
+def _z(s: float, var_s: float, continuity: str = "corrected") -> float:
+    """The standardised statistic, with the continuity correction of 1 unless ``continuity="none"``."""
+    if continuity == "none":
+        return s / math.sqrt(var_s)
     if s > 0:
         return (s - 1) / math.sqrt(var_s)
     if s < 0:
@@ -305,6 +316,7 @@ def mann_kendall(
     alpha: float = 0.05,
     variant: Literal["original", "hamed_rao", "prewhitened"] = "original",
     unit: str | None = None,
+    continuity: Literal["corrected", "none"] = "corrected",
 ) -> dict[str, Any]:
     """Mann-Kendall test for a monotonic trend, with Sen's slope.
 
@@ -317,6 +329,8 @@ def mann_kendall(
         correlation (Hamed & Rao 1998); ``"prewhitened"`` removes lag-1 autocorrelation by trend-free
         pre-whitening (Yue et al. 2002). Both variants need an equally spaced series.
     unit : the unit of ``values`` (for ``slope_unit``).
+    continuity : ``"corrected"`` (z from S - sign(S): Kendall 1975, Hirsch et al. 1982, the default) or
+        ``"none"`` (z from S). The payload's ``continuity_correction`` says which was used.
 
     Returns
     -------
@@ -359,8 +373,10 @@ def mann_kendall(
     ----------
     Mann (1945); Kendall (1975); Sen (1968); Gilbert (1987); Hamed & Rao (1998); Yue et al. (2002).
     """
-    params = resolved_parameters(mann_kendall, (values,), {"times": times, "alpha": alpha, "variant": variant, "unit": unit})
+    params = resolved_parameters(mann_kendall, (values,), {"times": times, "alpha": alpha, "variant": variant, "unit": unit,
+                                                           "continuity": continuity})
     _check_alpha(alpha)
+    _check_continuity(continuity)
     if variant not in ("original", "hamed_rao", "prewhitened"):
         raise InputError.bad_value("variant", variant, "one of 'original', 'hamed_rao', 'prewhitened'")
     prep = _prepare(values, times)
@@ -375,7 +391,7 @@ def mann_kendall(
     payload: dict[str, Any] = {
         "method": "mann_kendall", "ok": True, "variant": variant, "n": n, "n_missing": prep["n_missing"],
         "alpha": alpha, "unit": unit, "slope_unit": _slope_unit(unit, prep["time_unit"]),
-        "time_unit": prep["time_unit"],
+        "time_unit": prep["time_unit"], "continuity_correction": continuity, "continuity_rule": CONTINUITY[continuity],
     }
     if np.all(x == x[0]):
         reason = f"all {n} values are equal ({x[0]:g}): there is no variation to test for a trend"
@@ -411,7 +427,7 @@ def mann_kendall(
                           "mann_kendall", params, sources)
         s_test, var_test, tau = tested["S"], tested["var_S"], tested["tau"]
 
-    z = _z(s_test, var_test)
+    z = _z(s_test, var_test, continuity)
     p, significant, trend = _verdict(z, alpha)
     # The Sen interval uses the variance of the series whose slope it is: the original series
     # (with the Hamed-Rao inflation when that variant is asked for).
@@ -503,6 +519,7 @@ def seasonal_mann_kendall(
     period: int = 12,
     alpha: float = 0.05,
     unit: str | None = None,
+    continuity: Literal["corrected", "none"] = "corrected",
 ) -> dict[str, Any]:
     """Seasonal Kendall test (Hirsch, Slack & Smith 1982) with the seasonal Kendall slope.
 
@@ -515,6 +532,8 @@ def seasonal_mann_kendall(
     period : seasons per year (cycle).
     alpha : two-sided significance level; the slope interval has confidence 1 - alpha.
     unit : the unit of ``values``.
+    continuity : ``"corrected"`` (z from S - sign(S), Hirsch, Slack & Smith 1982; the default) or ``"none"``
+        (z = S/sqrt(Var S), the uncorrected statistic); reported as ``continuity_correction``.
 
     Returns
     -------
@@ -533,8 +552,10 @@ def seasonal_mann_kendall(
     (x_j - x_i)/(year_j - year_i), per year (per cycle for a plain sequence); its interval uses the
     ranks of :func:`mann_kendall` with this Var S (Gilbert 1987, ch. 17).
     """
-    params = resolved_parameters(seasonal_mann_kendall, (values,), {"period": period, "alpha": alpha, "unit": unit})
+    params = resolved_parameters(seasonal_mann_kendall, (values,), {"period": period, "alpha": alpha, "unit": unit,
+                                                                    "continuity": continuity})
     _check_alpha(alpha)
+    _check_continuity(continuity)
     if not isinstance(period, (int, np.integer)) or isinstance(period, bool) or period < 2:
         raise InputError.bad_value("period", period, "an integer number of seasons per cycle, at least 2 (12 for months)")
     x, season, year, time_unit, n_missing = _seasonal_layout(values, int(period))
@@ -568,13 +589,14 @@ def seasonal_mann_kendall(
         "method": "seasonal_mann_kendall", "ok": True, "n": int(x.size), "n_missing": n_missing, "period": int(period),
         "n_seasons_used": used, "alpha": alpha, "unit": unit, "time_unit": time_unit,
         "slope_unit": (f"{unit} " if unit else "") + f"per {time_unit}", "by_season": rows,
+        "continuity_correction": continuity, "continuity_rule": CONTINUITY[continuity],
     }
     if var_total <= 0:
         reason = "the values are equal within every season: there is no variation to test for a trend"
         null = {k: v for k, v in _MK_NULL.items() if k != "sen_intercept"}
         return finish({**payload, **null, "ok": False, "reason": reason, "S": s_total},
                       "seasonal_mann_kendall", params, sources)
-    z = _z(s_total, var_total)
+    z = _z(s_total, var_total, continuity)
     p, significant, trend = _verdict(z, alpha)
     # the seasonal Kendall slope has no single intercept (each season has its own level)
     all_slopes = np.sort(np.concatenate(slopes))

@@ -128,6 +128,21 @@ METHODS: list[MethodPrecondition] = [
         "shape estimate is erratic (Hosking, Wallis and Wood 1985) and L-moments are preferred.",
     ),
     MethodPrecondition(
+        id="gumbel_ml",
+        label="Gumbel (EV1) distribution fitted by maximum likelihood",
+        variable="series",  # the flood record the step fits: daily-mean maxima, peaks or published maxima
+        citation=_COLES,
+        function=f"{_FF}.fit_gumbel_ml",
+        tool="flood_frequency",
+        min_years=15,
+        marginal_years=10,
+        resolution="any",
+        max_return_period_factor=3,
+        problems=("flood_risk",),
+        notes="Maximum likelihood beside the L-moment Gumbel: standard errors from the observed information; "
+        "like every two-parameter Gumbel its fixed skew understates heavy tails.",
+    ),
+    MethodPrecondition(
         id="lp3_ema",
         label="Log-Pearson type III by the expected moments algorithm (Bulletin 17C)",
         variable="series",  # the flood record the step fits: daily-mean maxima, peaks or published maxima

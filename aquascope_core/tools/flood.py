@@ -166,7 +166,8 @@ def _regional_skew_for(desc: dict[str, Any], attrs: dict[str, Any], regional_ske
 def bulletin17c_ema(source: str, station_id: str, variable: str = "peak_discharge",
                     return_periods: Sequence[float] = DEFAULT_RETURN_PERIODS, confidence: float = 0.90,
                     regional_skew: float | None = None, regional_skew_mse: float | None = None,
-                    skew_from: Literal["record", "usgs_table", "station"] = "record", *,
+                    skew_from: Literal["record", "usgs_table", "station"] = "record",
+                    skew_weighting: Literal["HWN", "INV", "ERL"] | None = None, *,
                     data: DataContext | None = None) -> dict[str, Any]:
     """Bulletin 17C on a station's annual peak record: log-Pearson III by EMA with its historical
     information, the multiple Grubbs-Beck test and a weighted regional skew, with EMA confidence limits.
@@ -200,10 +201,17 @@ def bulletin17c_ema(source: str, station_id: str, variable: str = "peak_discharg
     thresholds = attrs.get("perception_thresholds") or None
     skew = _regional_skew_for(desc, attrs, regional_skew, regional_skew_mse, skew_from)
     option = "weighted" if skew["skew"] is not None else "station"
+    pk = attrs.get("peakfq") or {}  # options of a PeakFQ .psf uploaded with the record
+    if pk.get("skew_option") in ("station", "regional") and regional_skew is None and skew_from == "record":
+        option = pk["skew_option"] if skew["skew"] is not None else "station"
+    extra = {"skew_weighting": skew_weighting or pk.get("skew_weighting") or "HWN",
+             "low_outlier_test": pk.get("low_outlier_test") or "mgbt",
+             "low_outlier_threshold": pk.get("low_outlier_threshold"),
+             "interval_peaks": {int(y): tuple(v) for y, v in (pk.get("interval_peaks") or {}).items()} or None}
     T = [float(t) for t in return_periods]
     fit = fit_lp3_ema(sys_peaks, years=sys_years, historical_peaks=historical or None,
                       perception_thresholds=thresholds, regional_skew=skew["skew"], regional_skew_mse=skew["mse"],
-                      skew_option=option, low_outlier_test="mgbt", unit=unit)
+                      skew_option=option, unit=unit, **extra)
     f = {k: v for k, v in fit.items() if k not in ("meta", "censoring_pattern")}
     f["return_levels"] = ffa.return_levels(fit, T)
     f["ci"] = None
@@ -213,7 +221,7 @@ def bulletin17c_ema(source: str, station_id: str, variable: str = "peak_discharg
     if fit.get("ok"):
         band = ema_confidence_band(fit, T, confidence=confidence)
         f["ci"] = {k: band.get(k) for k in ("ok", "lower", "upper", "confidence", "reason") if k in band}
-        f["ci"]["method"] = "ema_first_order"
+        f["ci"]["method"] = "peakfq_ema_quadrature"
         t = ffa.return_period_of(fit, record_max)
         record_T = None if t is None or t == math.inf else t
     warnings = list(fit.get("warnings") or [])
@@ -226,7 +234,7 @@ def bulletin17c_ema(source: str, station_id: str, variable: str = "peak_discharg
         if table["skew"] is not None:
             alt = fit_lp3_ema(sys_peaks, years=sys_years, historical_peaks=historical or None,
                               perception_thresholds=thresholds, regional_skew=table["skew"],
-                              regional_skew_mse=table["mse"], skew_option="weighted", low_outlier_test="mgbt", unit=unit)
+                              regional_skew_mse=table["mse"], skew_option="weighted", unit=unit, **extra)
             if alt.get("ok"):
                 alternative = {"regional_skew": table, "weighted_skew": alt["parameters"]["skew_log"],
                                "return_levels": ffa.return_levels(alt, T)}
@@ -250,6 +258,12 @@ def bulletin17c_ema(source: str, station_id: str, variable: str = "peak_discharg
         "alternative_skew": alternative,
         "warnings": warnings,
     }
+    if fit.get("ok"):
+        from aquascope_core.methods.bulletin17c import peakfq_quantile_table, peakfq_statistics
+
+        payload["peakfq"] = {"statistics": peakfq_statistics(fit), "table": peakfq_quantile_table(fit, confidence=confidence),
+                             "excluded": pk.get("excluded") or [], "flags": pk.get("flags") or [],
+                             "notes": pk.get("notes") or [], "site_no": pk.get("site_no"), "format": pk.get("format")}
     if not payload["ok"]:
         payload["reason"] = fit.get("reason")
     else:
@@ -259,7 +273,7 @@ def bulletin17c_ema(source: str, station_id: str, variable: str = "peak_discharg
                               f"{fit['parameters']['skew_log']:.3f}; {T[i]:g}-year flood {f['return_levels'][i]:.4g} {unit}")
     params = {"source": source, "station_id": station_id, "variable": variable, "return_periods": T,
               "confidence": confidence, "regional_skew": regional_skew, "regional_skew_mse": regional_skew_mse,
-              "skew_from": skew_from}
+              "skew_from": skew_from, "skew_weighting": extra["skew_weighting"]}
     return finish(payload, "bulletin17c_ema", params,
                   provenance_rows(s) + [r for r in fit.get("meta", {}).get("sources", []) if r.get("name") != "aquascope"])
 
@@ -271,7 +285,8 @@ SPECS = [
         kind="frame",
         function="aquascope_core.tools.flood:flood_frequency",
         yields=("ffa",),
-        methods=("gev_lmoments", "lp3_moments", "gumbel_lmoments", "glo_lmoments", "pe3_lmoments", "gev_ml"),
+        methods=("gev_lmoments", "lp3_moments", "gumbel_lmoments", "glo_lmoments", "pe3_lmoments", "gev_ml",
+                 "gumbel_ml"),
         gates=({"check": "ci_finite", "path": "fits.gev_lmoments.ci", "return_period": 100},
                {"check": "spread_within", "value": 0.25,
                 "paths": ["fits.gev_lmoments.return_levels", "fits.lp3_moments.return_levels"], "return_period": 100},
@@ -335,6 +350,8 @@ SPECS = [
                    "regional_skew": "a regional skew to weight with (overrides the lookup)",
                    "regional_skew_mse": "its mean square error",
                    "skew_from": "record (the skew published with the record, else the USGS table), usgs_table, or "
-                                "station (at-site skew only)"},
+                                "station (at-site skew only)",
+                   "skew_weighting": "HWN (PeakFQ 8.1.0's default), INV (the older inverse-MSE weighting) or ERL; "
+                                     "default: the uploaded .psf's WEIGHTOPT, else HWN"},
     ),
 ]

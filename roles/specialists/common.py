@@ -17,6 +17,7 @@ __all__ = ["fmt", "given", "kn", "band", "band_text", "grade_for_study", "HARVES
 LABELS = {"gev_lmoments": "GEV (L-moments)", "lp3_moments": "log-Pearson III (moments of log10)",
           "gumbel_lmoments": "Gumbel (L-moments)", "glo_lmoments": "generalized logistic (L-moments)",
           "pe3_lmoments": "Pearson III (L-moments)", "gev_ml": "GEV (maximum likelihood)",
+          "gumbel_ml": "Gumbel (maximum likelihood)",
           "lp3_ema": "log-Pearson III (Bulletin 17C EMA)"}
 
 def fmt(x: Any) -> str:

@@ -336,6 +336,9 @@ def _bulletin17c_tables(payload: Mapping[str, Any]) -> list[dict[str, Any]]:
                     "rows": [[fmt(T), fmt(x)] for T, x in zip(payload.get("return_periods") or [], alt["return_levels"])],
                     "caption": f"With the USGS table's regional skew {fmt(reg.get('skew'))} (MSE {fmt(reg.get('mse'))}; "
                                f"weighted skew {fmt(alt.get('weighted_skew'))})"})
+    from roles.specialists.peakfq_tables import peakfq_tables
+
+    out.extend(peakfq_tables(payload))
     return out
 
 

@@ -10,7 +10,10 @@ import pandas as pd
 import pytest
 
 from aquascope_core.errors import InputError, InsufficientDataError
+from aquascope_core.methods import b17c_p3 as p3
+from aquascope_core.methods import b17c_variance as bv
 from aquascope_core.methods import bulletin17c as b17
+from aquascope_core.methods import mgbt
 from aquascope_core.methods import flood_frequency as ff
 
 
@@ -43,48 +46,81 @@ def flat_brook(reference_dir) -> np.ndarray:
 # --- Big Sandy River: Bulletin 17C worked example against PeakFQ ---------------------------------
 
 def test_big_sandy_ema_reproduces_peakfq(big_sandy, big_sandy_fit):
-    """EMA with historical peaks, a perception threshold and weighted regional skew.
+    """EMA with historical peaks, a perception threshold and weighted regional skew, against PeakFQ 8.1.0.
 
     Source: Big Sandy River at Bruceton TN (USGS 03606500), the PeakfqSA/Bulletin 17C example; reference result of
     PeakFQ 8.1.0 as recorded in flowfreq 0.16.0's validation data (tests/reference/usgs_03606500_big_sandy_b17c_case.json).
-    The 1 %-chance flood must be within 1 %; every tabulated quantile from the 0.2 % to the 95 %-chance flood is
-    within 0.5 %.
+    Moments, the weighted skew and all 14 tabulated quantiles within 2e-4 relative; the low-outlier count exact. The
+    at-site (station) skew is compared on its own (test_big_sandy_at_site_skew_against_peakfq).
     """
     fit = big_sandy_fit
     ref = big_sandy["reference"]
     assert fit["ok"] and fit["method"] == "lp3_ema" and fit["distribution"] == "lp3"
     assert fit["record_years"] == 84 and fit["n_systematic"] == 44
     assert fit["n_historical_peaks"] == 3 and fit["n_censored_years"] == 37
-    assert fit["low_outliers"]["n_low"] == 0
+    assert fit["low_outliers"]["n_low"] == 0 and fit["skew_mse_rule"] == "ADJE"
+    assert fit["skew_weighting"] == "HWN" and fit["skew_weight_factor"] == 1.0  # |G_site| < 0.04: HWN keeps W = 1
     p = fit["parameters"]
-    assert p["mean_log"] == pytest.approx(ref["parameters"]["mean_log"], rel=1e-4)
-    assert p["sd_log"] == pytest.approx(ref["parameters"]["std_log"], rel=1e-3)
-    assert p["skew_log"] == pytest.approx(ref["parameters"]["skew_weighted"], abs=0.005)
-    assert fit["at_site_skew"] == pytest.approx(ref["parameters"]["skew_at_site"], abs=5e-4)
-    q100 = ff.return_levels(fit, [100])[0]
-    assert q100 == pytest.approx(ref["quantiles"]["0.01"], rel=0.01)
+    assert p["mean_log"] == pytest.approx(ref["parameters"]["mean_log"], rel=2e-4)
+    assert p["sd_log"] == pytest.approx(ref["parameters"]["std_log"], rel=2e-4)
+    assert p["skew_log"] == pytest.approx(ref["parameters"]["skew_weighted"], rel=2e-4)
     for aep, q in ref["quantiles"].items():
-        if float(aep) < 0.99:
-            assert ff.return_levels(fit, [1 / float(aep)])[0] == pytest.approx(q, rel=0.005), aep
+        assert ff.return_levels(fit, [1 / float(aep)])[0] == pytest.approx(q, rel=2e-4), aep
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "at-site skew 0.006745 against PeakFQ 8.1.0's 0.006601 (2.2 % relative). Ours is the converged fixed point of "
+    "the EMA equations; PeakFQ 7.5.1's own EMA routines, compiled from the public source, give 0.006722 (their "
+    "incomplete-gamma moments at this near-zero skew), and 0.006745 when those moments are computed exactly (the "
+    "same holds on USGS 04159492, test_b17c_peakfq751.py); PeakfqSA 0.997's at-site skew on a Big Sandy variant "
+    "agrees with ours to its printed digits. No public formula gives 0.006601; the 8.1.0 source is not public. "
+    "Everything else PeakFQ 8.1.0 prints agrees."))
+def test_big_sandy_at_site_skew_against_peakfq(big_sandy, big_sandy_fit):
+    """The at-site (station) skew PeakFQ 8.1.0 prints for Big Sandy, within 2e-4 relative."""
+    assert big_sandy_fit["at_site_skew"] == pytest.approx(big_sandy["reference"]["parameters"]["skew_at_site"],
+                                                          rel=2e-4)
 
 
 def test_big_sandy_confidence_limits_reproduce_peakfq(big_sandy, big_sandy_fit):
-    """90 % limits (Cohn et al. 2001 form) against PeakFQ 8.1.0's for the 1, 2 and 10 %-chance floods, within 2 %.
-
-    PeakFQ obtains the moments' covariance by inverse Gaussian quadrature; here it is first order (delta method).
-    """
+    """90 % limits against PeakFQ 8.1.0's for the 1, 2 and 10 %-chance floods, within 2e-4 relative."""
     ci = big_sandy["reference"]["confidence_intervals"]
     aeps = ["0.01", "0.02", "0.1"]
     band = b17.ema_confidence_band(big_sandy_fit, [1 / float(a) for a in aeps], confidence=0.90)
     assert band["ok"]
     for a, lo, hi in zip(aeps, band["lower"], band["upper"]):
-        assert lo == pytest.approx(ci[a][0], rel=0.02), a
-        assert hi == pytest.approx(ci[a][1], rel=0.02), a
+        assert lo == pytest.approx(ci[a][0], rel=2e-4), a
+        assert hi == pytest.approx(ci[a][1], rel=2e-4), a
     with pytest.raises(InputError, match="EMA"):
         ff.bootstrap_band(big_sandy_fit, 84, [100])
     est = band["return_levels"]
     assert all(lo < e < hi for lo, e, hi in zip(band["lower"], est, band["upper"]))
     json.dumps(band)
+
+
+def test_big_sandy_peakfq_table(big_sandy, big_sandy_fit):
+    """PeakFQ's table: 15 AEPs in its order, limits bracketing each estimate, the reference limits where known."""
+    table = b17.peakfq_quantile_table(big_sandy_fit)
+    assert table["ok"] and [r["aep"] for r in table["rows"]] == list(b17.PEAKFQ_AEPS)
+    ci = big_sandy["reference"]["confidence_intervals"]
+    for r in table["rows"]:
+        assert r["lower"] < r["estimate"] < r["upper"]
+        if f"{r['aep']:g}" in ci:
+            assert r["lower"] == pytest.approx(ci[f"{r['aep']:g}"][0], rel=2e-4)
+    est = [r["estimate"] for r in table["rows"]]
+    assert est == sorted(est)
+    stats = b17.peakfq_statistics(big_sandy_fit)
+    assert stats["skew_log"] == pytest.approx(-0.156306, rel=2e-4) and stats["n_low_outliers"] == 0
+    assert stats["weighted_skew_mse"] < min(stats["at_site_skew_mse"], stats["regional_skew_mse"])
+
+
+def test_big_sandy_inverse_mse_weighting_is_the_older_scheme(big_sandy):
+    """INV (W = 1) equals HWN here (|G_site| < 0.04); ERL counts the regional skew differently."""
+    inv = _fit_big_sandy(big_sandy, skew_weighting="INV")
+    erl = _fit_big_sandy(big_sandy, skew_weighting="ERL")
+    assert inv["parameters"]["skew_log"] == pytest.approx(-0.156306, rel=2e-4)
+    assert erl["skew_weight_factor"] != pytest.approx(1.0, abs=1e-3)
+    with pytest.raises(InputError, match="skew_weighting"):
+        _fit_big_sandy(big_sandy, skew_weighting="XYZ")
 
 
 def test_big_sandy_skew_options(big_sandy):
@@ -128,11 +164,37 @@ def test_b17b_skew_mse_formula():
 
 
 def test_first_order_variances_of_mean_and_variance():
-    """For n complete P3 values: Var(M) = S2/n and Var(S2) = S2^2 (2 + 1.5 G^2)/n (the P3's fourth moment)."""
+    """For n complete P3 values: Var(M) = S2/n and Var(S2) = S2^2 (2 + 1.5 G^2)/n (the P3's fourth moment).
+
+    The first-order covariance of the non-central moments carried by the delta method gives them exactly.
+    """
     n, m = 50, (3.0, 0.09, 0.8)
-    V = b17._central_cov([(n, -np.inf, np.inf)], m)
+    s_mn = bv.noncentral_cov([(n, -np.inf, np.inf)], m)
+    J = p3.central_jacobian(p3.to_noncentral((0.0, m[1], m[2])))
+    V = J @ s_mn @ J.T
     assert V[0, 0] == pytest.approx(m[1] / n, rel=1e-6)
     assert V[1, 1] == pytest.approx(m[1] ** 2 * (2 + 1.5 * m[2] ** 2) / n, rel=1e-4)
+
+
+def test_inverse_quadrature_reproduces_the_noncentral_covariance():
+    """The covariance of (M, S2, G) found by the inverse quadrature gives back the non-central one on its grid."""
+    m = (0.0, 0.09, -0.4)
+    s_mn = bv.noncentral_cov([(40, -np.inf, np.inf), (30, 0.25, np.inf)], m)
+    V = bv.central_cov(m, s_mn)
+    back = bv._noncentral_of_grid(m, V)
+    assert np.allclose(back, s_mn, rtol=1e-8, atol=1e-14)
+    # the vectorised pass Newton's method uses gives what the plain quadrature gives, covariance by covariance
+    probes = np.array([bv._tri(V) * f for f in (1.0, 1.1, 0.9)] + [bv._tri(V) * np.array([1, 1, 1, 1, 1, -50.0])])
+    many, ok = bv._noncentral_of_grids(m, probes)
+    assert ok.tolist() == [True, True, True, False]
+    for row, x in zip(many[:3], probes[:3]):
+        assert np.allclose(bv._untri(row), bv._noncentral_of_grid(m, bv._untri(x)), rtol=1e-13, atol=1e-18)
+    assert bv._noncentral_of_grid(m, bv._untri(probes[3])) is None
+    assert np.all(np.linalg.eigvalsh(V) > 0)
+    # the quadrature's grid has the mean and covariance it was given
+    pts, w = bv.quadrature_grid(m, V)
+    assert np.allclose(w @ pts, m, atol=1e-12) and w.sum() == pytest.approx(1.0)
+    assert np.allclose(((pts - m).T * w) @ (pts - m), V, rtol=1e-9, atol=1e-15)
 
 
 def test_censoring_below_every_flood_changes_nothing(flat_brook):
@@ -184,7 +246,7 @@ def test_mgbt_p_values_are_calibrated_under_normality():
     for _ in range(150):
         x = np.sort(rng.standard_normal(n))
         omega = (x[0] - x[1:].mean()) / x[1:].std(ddof=1)
-        p.append(b17._mgbt_pvalue(n, 1, omega))
+        p.append(mgbt.mgbt_pvalue(n, 1, omega))
     share = np.mean(np.array(p) < 0.10)
     assert 0.04 < share < 0.17
     assert 0.35 < np.mean(np.array(p) < 0.5) < 0.65
@@ -264,7 +326,7 @@ def test_fit_lp3_ema_bad_input(big_sandy):
 def test_flood_frequency_with_ema(flat_brook):
     out = ff.flood_frequency(flat_brook, distributions=("lp3_ema", "lp3_moments"), n_bootstrap=100, unit="m3/s")
     ema, mom = out["fits"]["lp3_ema"], out["fits"]["lp3_moments"]
-    assert ema["ok"] and ema["ci"]["method"] == "ema_first_order"
+    assert ema["ok"] and ema["ci"]["method"] == "peakfq_ema_quadrature"
     assert ema["return_levels"] == pytest.approx(mom["return_levels"], rel=1e-9)
     i = out["return_periods"].index(100.0)
     assert ema["ci"]["lower"][i] < ema["return_levels"][i] < ema["ci"]["upper"][i]

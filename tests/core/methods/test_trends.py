@@ -328,3 +328,25 @@ def test_meta_records_resolved_parameters():
     p = r["meta"]["parameters"]
     assert p["alpha"] == 0.05 and p["variant"] == "original" and p["times"] is None
     assert any("Mann" in s.get("citation", "") for s in r["meta"]["sources"])
+
+
+# ---------------------------------------------------------------- continuity conventions
+
+def test_continuity_conventions_are_stated_and_selectable(bogra, precip_gl):
+    """Hirsch's corrected z = (S - sign S)/sqrt(Var S) (the default, R Kendall's MannKendall and pyMannKendall) and the
+    uncorrected z = S/sqrt(Var S) (continuity="none"); Bogra: S = -399, Var S = 34702.333...
+    (pyMannKendall), so the uncorrected z is -399/sqrt(34702.333...) = -2.14187..."""
+    s = _bogra_series(bogra)
+    hirsch = seasonal_mann_kendall(s, unit="mm")
+    kendall = seasonal_mann_kendall(s, unit="mm", continuity="none")
+    assert hirsch["continuity_correction"] == "corrected" and "S - sign(S)" in hirsch["continuity_rule"]
+    assert kendall["continuity_correction"] == "none" and "no continuity correction" in kendall["continuity_rule"]
+    assert kendall["z"] == pytest.approx(-399 / math.sqrt(34702.333333333336), rel=1e-12)
+    assert kendall["p_value"] == pytest.approx(2 * 0.5 * math.erfc(399 / math.sqrt(34702.333333333336) / math.sqrt(2)),
+                                               rel=1e-10)
+    assert kendall["p_value"] < hirsch["p_value"] and kendall["S"] == hirsch["S"]
+    plain = mann_kendall(precip_gl["precip_in"].to_numpy(), continuity="none") if "precip_in" in precip_gl else \
+        mann_kendall(precip_gl.iloc[:, -1].to_numpy(), continuity="none")
+    assert plain["z"] == pytest.approx(plain["S"] / math.sqrt(plain["var_S"]), rel=1e-12)
+    with pytest.raises(InputError, match="continuity"):
+        mann_kendall([1, 2, 3, 5, 4], continuity="yates")
