@@ -5,6 +5,7 @@
     aquascope assess 41.10 -74.96 --problem flood_risk
     aquascope playbooks list | show ID
     aquascope run study.yaml [--out DIR]                # replay a study with no model
+    aquascope gym bench --agent tree|team|ask           # the benchmark (graphs/gym.py)
 
 Exit codes: 0 done (or waiting for you), 2 bad input, 3 declined, 1 an unexpected failure.
 Start-up stays light: the engine, the roles and langgraph are imported only by the command that needs them.
@@ -296,6 +297,10 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--out", help="folder for run.json and the study with its results")
     r.add_argument("-q", "--quiet", action="store_true")
     r.set_defaults(func=cmd_run)
+
+    from graphs.gym import add_parser as add_gym_parser
+
+    add_gym_parser(sub)  # aquascope gym bench | compare | board | tasks
     return p
 
 
