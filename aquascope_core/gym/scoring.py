@@ -12,7 +12,9 @@ The row :func:`score` returns (one line of the results JSONL):
 
 - ``correct``: declined exactly when the task is unsolvable, and otherwise the playbook and branch of the key;
 - ``gates_ok``: on a solved task, every gate the key expects is in the agent's plan with the same check and
-  thresholds (a plan may add gates, never drop or loosen one), and every step that ran recorded its gate rows;
+  thresholds (a plan may add gates, never drop or loosen one), and every step established (status ok) recorded
+  its gate rows (a step that failed before its gates is not established, which the grade and the critique
+  already count);
 - ``decline_ok``: declined if and only if unsolvable;
 - the deliverable's ``faithful``, ``critique_clean``, ``sections_ok``, ``figures`` and ``grade_ok`` (the grade
   the report states is no better than the key's ceiling) from :func:`aquascope_core.gym.deliverable.check_deliverable`;
@@ -51,8 +53,8 @@ def gates_respected(key_steps: list[Mapping[str, Any]], study: Mapping[str, Any]
         if lost:
             problems.append(f"{ks['id']} ({ks['tool']}): gates missing or changed: {', '.join(map(str, lost))}")
     for sid, r in ((run or {}).get("results") or {}).items():
-        if r.get("status") in ("ok", "failed") and not r.get("gates"):
-            problems.append(f"{sid}: ran with no gate rows")
+        if r.get("status") == "ok" and not r.get("gates"):  # a result taken without its checks
+            problems.append(f"{sid}: established with no gate rows")
     return not problems, problems
 
 
