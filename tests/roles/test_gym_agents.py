@@ -125,11 +125,12 @@ def test_the_ask_agent_needs_a_model():
 class _Stub(BaseHTTPRequestHandler):
     replies: list[str] = []
     seen: list[dict] = []
+    default = "no more replies"
 
     def do_POST(self):  # noqa: N802 - http.server's name
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         _Stub.seen.append(body)
-        text = _Stub.replies.pop(0) if _Stub.replies else "no more replies"
+        text = _Stub.replies.pop(0) if _Stub.replies else _Stub.default
         out = json.dumps({"id": "cmpl-1", "object": "chat.completion", "created": 0, "model": body.get("model"),
                           "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
                                        "finish_reason": "stop"}],
@@ -149,7 +150,7 @@ def stub_server():
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Stub)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
-    _Stub.replies, _Stub.seen = [], []
+    _Stub.replies, _Stub.seen, _Stub.default = [], [], "no more replies"
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}/v1"
     finally:
@@ -187,3 +188,21 @@ def test_the_ask_agent_plans_in_one_call_through_litellm(stub_server):
     _Stub.replies = [json.dumps(no_gates)]
     (row,) = bench([FLOOD], "ask", model="openai/stub-planner", base_url=stub_server, api_key="sk-local")
     assert row["gates_ok"] is False and not row["correct"] and row["branch"] == "published_maxima"
+
+
+@pytest.mark.slow
+def test_the_crew_with_a_model_that_invents_a_number_still_delivers_a_faithful_report(stub_server):
+    """Every role's call gets one reply that fits all their shapes; the Author's proposed summary states a flow
+    no result holds, and the gym reads the delivered file: the sentence is not in it."""
+    _Stub.default = json.dumps({"intake": {}, "findings": [], "answer": "",
+                                "sections": {"summary": "The 100-year flow is 9876.5 m3/s, beyond doubt."}})
+    rows = bench([FLOOD, TASKS["flood_risk.t100.atlantic"]], "team", model="openai/stub-crew", base_url=stub_server,
+                 api_key="sk-local")
+    fb, atl = rows
+    assert fb["correct"] and fb["gates_ok"] and fb["faithful"] and fb["critique_clean"], fb
+    assert atl["correct"] and atl["declined"]
+    calls = len(_Stub.seen)
+    assert calls >= 3 and fb["tokens"] + atl["tokens"] == 1050 * calls  # every call's usage is in the ledger
+    assert fb["usd"] is None  # a model without a price: unknown, not zero
+    board = leaderboard(rows)
+    assert "| team | openai/stub-crew | 2 | 100 % (2/2) |" in board and "| unknown |" in board
