@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 
 def _run(tasks, agent, root):
-    from roles.gym_agents import run_agent
+    from graphs.gym_agents import run_agent
 
     return [run_agent(t, agent, store_root=Path(root) / agent / t.id) for t in tasks]
 
@@ -55,7 +55,7 @@ def main(argv=None) -> None:
     warm = time.perf_counter() - t0
     # the two agents run task by task, side by side, so a change in the machine's load hits both alike;
     # each task keeps its fastest round per agent
-    from roles.gym_agents import run_agent
+    from graphs.gym_agents import run_agent
 
     best: dict[str, list[dict]] = {"tree": [None] * len(tasks), "team": [None] * len(tasks)}
     for _ in range(args.rounds):

@@ -33,7 +33,7 @@ class ProgressBar:
         self.wrong = 0
 
     def __call__(self, done: int, total: int, row: dict[str, Any]) -> None:
-        from roles.gym_agents import describe_row
+        from graphs.gym_agents import describe_row
 
         if not row.get("correct"):
             self.wrong += 1
@@ -59,7 +59,7 @@ def _default_out(agent: str, model: str | None) -> Path:
 def cmd_bench(args: argparse.Namespace) -> int:
     from aquascope_core.gym.board import leaderboard, write_results
     from aquascope_core.gym.tasks import SHIPPED_TASKS, read_tasks
-    from roles.gym_agents import bench
+    from graphs.gym_agents import bench
 
     path = Path(args.tasks) if args.tasks else SHIPPED_TASKS
     tasks = read_tasks(path, split=args.split)

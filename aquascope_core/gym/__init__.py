@@ -1,7 +1,7 @@
 """The gym: tasks generated from the playbooks, and the scores of what an agent plans and delivers.
 
 Pure like the rest of the engine: the agents that answer the tasks (the tree, the crew, one model call)
-live beside the crew in ``roles/gym_agents.py``; this package holds the tasks (:mod:`.tasks`), the scoring
+live beside the crew in ``graphs/gym_agents.py``; this package holds the tasks (:mod:`.tasks`), the scoring
 (:mod:`.scoring`, :mod:`.deliverable`) and the leaderboard (:mod:`.board`).
 """
 

@@ -1,6 +1,6 @@
 """The score of one agent's outcome on one task.
 
-An outcome is the dict an agent returns (``roles/gym_agents.py``)::
+An outcome is the dict an agent returns (``graphs/gym_agents.py``)::
 
     {"agent", "model", "declined", "reason", "playbook", "branch", "study", "run",
      "workspace", "store_root", "tokens", "usd", "seconds", "error"}

@@ -1,4 +1,5 @@
-"""The agents the gym runs on its tasks, and the bench loop that scores them.
+"""The agents the gym runs on its tasks, and the bench loop that scores them (beside the crew, in graphs/:
+the crew's headless entry point may drive its graph).
 
 - ``tree``: the playbook tree alone, given the task's playbook and stated intake (the reference the key was
   made with; it writes no report, so its deliverable scores are not applicable);
@@ -89,9 +90,18 @@ def _costs(ledger: Mapping[str, Any]) -> tuple[int, float | None]:
     return tokens, (None if any(c is None for c in costs) else round(sum(costs), 6))
 
 
-def _team(task: Task, uploads: Mapping[str, Path], *, model: Any = None, store_root: Path, **_: Any) -> dict[str, Any]:
-    from roles.team import solve
+def _crew_solve() -> Callable[..., Any]:
+    """The crew's headless entry point: ``graphs.solve.solve`` where the crew runs as its compiled graph,
+    else ``roles.team.solve`` (the same signature and result)."""
+    try:
+        from graphs.solve import solve
+    except ModuleNotFoundError:
+        from roles.team import solve
+    return solve
 
+
+def _team(task: Task, uploads: Mapping[str, Path], *, model: Any = None, store_root: Path, **_: Any) -> dict[str, Any]:
+    solve = _crew_solve()
     r = solve(task.text, lat=task.site["lat"], lon=task.site["lon"], tables=dict(uploads),
               client=model, artifact_root=str(store_root))
     ws = r.workspace

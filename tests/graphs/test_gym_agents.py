@@ -19,7 +19,7 @@ from aquascope_core.gym.scoring import score
 from aquascope_core.recon import assess_site
 from aquascope_core.workspace import ArtifactStore
 from roles.consultant import choose_playbook, read_intake
-from roles.gym_agents import bench, run_agent
+from graphs.gym_agents import bench, run_agent
 
 TASKS = {t.id: t for t in read_tasks(SHIPPED_TASKS)}
 FLOOD = TASKS["flood_risk.t100.flat_brook"]
