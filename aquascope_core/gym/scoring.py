@@ -91,12 +91,13 @@ def score(task: Task, outcome: Mapping[str, Any]) -> dict[str, Any]:
         row["gates_ok"], row["gate_problems"] = gates_respected(key.get("steps") or [], outcome.get("study"),
                                                                 outcome.get("run"))
     ws = outcome.get("workspace")
-    deliverable = {"faithful": None, "critique_clean": None, "sections_ok": None, "figures": None, "grade": None,
-                   "grade_ok": None, "unmatched": [], "missing_sections": []}
+    deliverable = {"faithful": None, "numbers_checked": 0, "critique_clean": None, "sections_ok": None, "figures": None,
+                   "grade": None, "grade_ok": None, "unmatched": [], "missing_sections": []}
     if ws is not None:
         d = check_deliverable(ws, outcome.get("store_root"))
         deliverable.update({k: d.get(k) for k in ("faithful", "critique_clean", "sections_ok", "figures", "grade",
                                                   "unmatched", "missing_sections", "basis_not_established")})
+        deliverable["numbers_checked"] = d.get("checked") or 0
         deliverable["grade_ok"] = grade_within(d.get("grade"), key.get("ceiling")) if not declined else None
     row.update(deliverable)
     row["ceiling"] = key.get("ceiling")

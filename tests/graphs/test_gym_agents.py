@@ -71,6 +71,7 @@ def test_a_delivered_report_scores_clean_and_a_tampered_one_does_not(delivered):
     row = score(FLOOD, delivered)
     assert row["correct"] and row["gates_ok"] and row["faithful"] and row["critique_clean"] and row["sections_ok"]
     assert row["grade"] == "A" and row["grade_ok"] and row["figures"] is None and row["tokens"] == 0
+    assert row["numbers_checked"] > 100  # the prose and every table of the report file, not a token sample
     path = _report_path(delivered)
     original = path.read_text()
     try:
