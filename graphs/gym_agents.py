@@ -14,7 +14,6 @@ the crew's headless entry point may drive its graph).
 
 from __future__ import annotations
 
-import json
 import shutil
 import tempfile
 import time
@@ -27,7 +26,7 @@ from aquascope_core.gym.scoring import score
 from aquascope_core.gym.tasks import Task, resolve_uploads
 from roles.model import make_model
 
-__all__ = ["AGENTS", "run_agent", "bench", "ASK_SYSTEM", "ask_payload"]
+__all__ = ["AGENTS", "run_agent", "bench", "describe_row", "ASK_SYSTEM", "ask_payload"]
 
 AGENTS = ("tree", "team", "ask")
 
@@ -270,7 +269,3 @@ def describe_row(row: Mapping[str, Any]) -> str:
     want = "declined" if row.get("unsolvable") else f"{row.get('playbook')}/{row.get('expected_branch')}"
     extra = "" if row.get("faithful") in (None, True) else " unfaithful"
     return f"{mark} {row['task']}: {got} (key {want}){extra}" + (f" error: {row['error']}" if row.get("error") else "")
-
-
-def dump(obj: Any) -> str:
-    return json.dumps(obj, default=str)
