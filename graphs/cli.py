@@ -9,6 +9,7 @@
     aquascope studio --resume STUDY_ID --sensitivity    # fork a finished flood study over the reviewer's choices
     aquascope mcp [--checkpoints URL]                   # the MCP server over stdio
     aquascope export STUDY_ID --out DIR [--format md,html,docx,xlsx,ipynb,zip]   # its files again, from the checkpoint
+    aquascope gym bench --agent tree|team|ask           # the benchmark (graphs/gym.py)
 
 Exit codes: 0 done (or waiting for you), 2 bad input, 3 declined, 1 an unexpected failure.
 Start-up stays light: the engine, the roles and langgraph are imported only by the command that needs them.
@@ -474,6 +475,9 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--format", help="comma-separated: md,html,docx,xlsx,ipynb,zip (default all)")
     ex.add_argument("--checkpoints", help="checkpointer URL (default sqlite:///$AQUASCOPE_HOME/checkpoints.sqlite)")
     ex.set_defaults(func=cmd_export)
+    from graphs.gym import add_parser as add_gym_parser
+
+    add_gym_parser(sub)  # aquascope gym bench | compare | board | tasks
     return p
 
 
