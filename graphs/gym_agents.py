@@ -3,7 +3,7 @@ the crew's headless entry point may drive its graph).
 
 - ``tree``: the playbook tree alone, given the task's playbook and stated intake (the reference the key was
   made with; it writes no report, so its deliverable scores are not applicable);
-- ``team``: the whole crew through :func:`roles.team.solve`, from the problem text alone: keyless, or with a
+- ``team``: the whole crew through :func:`graphs.solve.solve`, from the problem text alone: keyless, or with a
   model (``model=``, ``base_url=``, ``api_key=``);
 - ``ask``: one model call given the problem, the reconnaissance, the playbooks and the tool catalogue; its
   plan (playbook, branch, steps with gates, or a decline) is validated against the catalogue and run with no
@@ -90,12 +90,9 @@ def _costs(ledger: Mapping[str, Any]) -> tuple[int, float | None]:
 
 
 def _crew_solve() -> Callable[..., Any]:
-    """The crew's headless entry point: ``graphs.solve.solve`` where the crew runs as its compiled graph,
-    else ``roles.team.solve`` (the same signature and result)."""
-    try:
-        from graphs.solve import solve
-    except ModuleNotFoundError:
-        from roles.team import solve
+    """The crew's headless entry point: ``graphs.solve.solve``, the crew as its compiled graph."""
+    from graphs.solve import solve
+
     return solve
 
 
