@@ -24,6 +24,8 @@ _CODE = re.compile(r"`[^`]*`")
 _LISTNUM = re.compile(r"^\s*\d+[.)]\s", re.M)
 _ID = re.compile(r"\b0\d{5,}\b|\b\d{8,}\b")
 _URL = re.compile(r"https?://\S+|doi\.org/\S+|\b10\.\d{4,}/\S+")
+_LINK_TARGET = re.compile(r"\]\([^)\s]*\)")  # a figure's or link's file name, not a statement
+_LABEL = re.compile(r"\b(?:Figure|Table|Fig\.)\s+\d+\b")  # "Figure 5": a label, not a value
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z(])|\n+")
 
 
@@ -32,7 +34,7 @@ def sentences(text: str) -> list[str]:
 
 
 def _scrub(text: str) -> str:
-    for pat in (_CODE, _URL, _DATE, _ID):
+    for pat in (_CODE, _URL, _LINK_TARGET, _LABEL, _DATE, _ID):
         text = pat.sub(" ", text)
     return _LISTNUM.sub(" ", text)
 
@@ -65,6 +67,8 @@ def _walk(obj: Any, out: set[float], *, skip_meta: bool = True) -> None:
     if isinstance(obj, str):
         for n in numbers_in(obj):
             out.add(n["value"])
+        for d in _DATE.finditer(obj):  # the year of a date a result holds may be quoted alone ("from 1903")
+            out.add(float(d.group(0)[:4]))
         return
     if isinstance(obj, Mapping):
         for k, v in obj.items():

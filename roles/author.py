@@ -203,8 +203,13 @@ def recreate_command(ws: Workspace) -> str:
     """The command that re-creates this study from the question (the same site, uploads and options)."""
     import shlex
 
+    import re
+
     req, site = ws.request or {}, ws.site or {}
     text = req.get("text") or (ws.brief or {}).get("problem") or ""
+    if "\n" in text or len(text) > 200 or not re.fullmatch(r"[\w\s,.;:'%?!/()+-]*", text):
+        # the user's text goes into the report only quoted and escaped, under Problem and decision
+        text = "THE QUESTION (as quoted under Problem and decision)"
     forced = req.get("playbook")
     parts = ["aquascope", "solve" if forced else "studio", shlex.quote(text), "--lat", f"{site.get('lat')}",
              "--lon", f"{site.get('lon')}"]
@@ -522,24 +527,10 @@ def _model_prose(ws: Workspace, model: Any, sections: list[dict[str, Any]], pool
 
 
 def study_file(ws: Workspace) -> Study | None:
-    """The study the files carry: the plan (run or not), or for a decline, the declined study (brief, inventory,
-    the decline) so the decline replays."""
-    declined = ws.status == "declined" or bool((ws.brief or {}).get("declined_reason"))
-    if ws.study and not declined:
-        return Study.from_dict(ws.study)
-    if not declined:
-        return None
-    from aquascope_core.declines import declined_study
+    """The study the files carry (see aquascope_core.deliverables.build.study_file)."""
+    from aquascope_core.deliverables.build import study_file as _study_file
 
-    b, req = ws.brief or {}, ws.request or {}
-    # who declined: the reviewer of the plan, the playbook (after the site was surveyed) or the brief
-    stage = ("plan review" if b.get("declined_reason") == "The plan was not approved." else
-             "playbook" if ws.inventory and b.get("playbook") else "brief")
-    return declined_study(study_id=ws.id, question=b.get("problem") or req.get("text") or "", site=ws.site or {},
-                          reason=b.get("declined_reason") or "The crew declined the study.",
-                          playbook=b.get("playbook"),
-                          intake=b.get("intake"), inventory=ws.inventory, radius_km=req.get("radius_km"),
-                          stage=stage, title=(ws.study or {}).get("title") or None)
+    return _study_file(ws)
 
 
 def write_files(ws: Workspace, store: ArtifactStore, *, formats: Any = None) -> list[dict[str, Any]]:

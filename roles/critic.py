@@ -42,7 +42,7 @@ def evidence_pool(ws: Workspace) -> set[float]:
 
         intake_spec = playbooks.load(brief["playbook"]).get("intake", [])  # the questions' labels and defaults
     return number_pool(ok_payloads, gates, study, inventory, recon.get("stations"), recon.get("context"),
-                       brief.get("intake"), intake_spec, run.get("summary"), ws.ledger,
+                       brief.get("intake"), brief.get("derived"), intake_spec, run.get("summary"), ws.ledger,
                        ((ws.findings or {}).get("decision") or {}).get("record"))
 
 

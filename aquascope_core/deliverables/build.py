@@ -156,6 +156,28 @@ def _draw(ws: Workspace, maker: Callable[..., Any] | None, notes: list[str],
         return []
 
 
+def study_file(ws: Workspace) -> Any:
+    """The study the files carry: the plan (run or not), or for a decline, the declined study (brief, inventory,
+    the decline) so the decline replays; None when there is neither."""
+    from aquascope_core.study import Study
+
+    declined = ws.status == "declined" or bool((ws.brief or {}).get("declined_reason"))
+    if ws.study and not declined:
+        return Study.from_dict(ws.study)
+    if not declined:
+        return None
+    from aquascope_core.declines import declined_study
+
+    b, req = ws.brief or {}, ws.request or {}
+    # who declined: the reviewer of the plan, the playbook (after the site was surveyed) or the brief
+    stage = ("plan review" if b.get("declined_reason") == "The plan was not approved." else
+             "playbook" if ws.inventory and b.get("playbook") else "brief")
+    return declined_study(study_id=ws.id, question=b.get("problem") or req.get("text") or "", site=ws.site or {},
+                          reason=b.get("declined_reason") or "The crew declined the study.",
+                          playbook=b.get("playbook"), intake=b.get("intake"), inventory=ws.inventory,
+                          radius_km=req.get("radius_km"), stage=stage, title=(ws.study or {}).get("title") or None)
+
+
 def make_deliverables(ws: Workspace, store: ArtifactStore, *, formats: Iterable[str] | str | None = None,
                       figure_maker: Callable[..., Any] | None = None, study: Any = None) -> dict[str, Any]:
     """Make the study's files into ``store`` and set ``ws.artifacts`` to their references.
@@ -221,7 +243,8 @@ def make_deliverables(ws: Workspace, store: ArtifactStore, *, formats: Iterable[
                  f"{str(m.get('reason', '')).rstrip('.')}." for m in missed]
     _files_section(report, names, notes + not_drawn)
 
-    study_yaml = study.to_yaml() if study is not None else (Study.from_dict(ws.study).to_yaml() if ws.study else "")
+    study = study if study is not None else study_file(ws)
+    study_yaml = study.to_yaml() if study is not None else ""
     snapshot = ws.to_dict() if {"xlsx", "ipynb"} & set(makers) else {}  # one copy for the makers that read it
     for fmt in makers:
         try:
@@ -299,6 +322,8 @@ def export_deliverables(ws: Workspace, store: ArtifactStore, dest: str | Path,
     or was never made, the deliverables are made again from the workspace first. Returns the paths
     written and whether the workspace's artifact references changed (the caller saves them)."""
     wanted = _formats(formats)
+    if not ws.study:  # a declined study has its short report only (see make_deliverables)
+        wanted = tuple(f for f in wanted if f in ("md", "html", "docx"))
 
     def pick() -> list[dict[str, Any]]:
         out = []

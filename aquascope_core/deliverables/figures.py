@@ -45,8 +45,10 @@ for _family in (figures_site, figures_flow, figures_flood, figures_drought, figu
 
 
 def _caption(number: int, text: str, note: str) -> str:
+    from aquascope_core.verify import round_prose
+
     text = (text or "").strip().rstrip(".")
-    note = (note or "").strip()
+    note = round_prose((note or "").strip())  # a caption quotes measured values to three significant figures
     out = f"Figure {number}. {text}."
     if note:
         first = note.split(" ", 1)[0]

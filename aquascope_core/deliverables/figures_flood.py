@@ -191,7 +191,7 @@ def frequency_curve(payload: Mapping[str, Any], context: Mapping[str, Any]) -> t
     pp = ("Hirsch-Stedinger plotting positions for the historical record" if record_years
           else "Cunnane plotting positions")
     note = ", ".join(p for p in (station_label(payload), f"{len(values)} annual maxima") if p)
-    note += f"; observed maxima at {pp} (a = {PLOTTING_A})"
+    note += f"; observed maxima at {pp}"
     if T is not None:
         note += f"; the dashed line marks the {T:g}-year design return period"
     return fig, note

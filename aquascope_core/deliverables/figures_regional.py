@@ -137,7 +137,7 @@ def signatures_band(payload: Mapping[str, Any], context: Mapping[str, Any]) -> t
     band = (items[0][1].get("band") or {}).get("quantiles")
     note = f"{payload.get('n_donors', '?')} donor catchments"
     if isinstance(band, list) and len(band) == 2:
-        note += f"; bands span the donors' {band[0]:.0%}-{band[1]:.0%} quantiles"
+        note += f"; bands span the donors' {band[0] * 100:g} % to {band[1] * 100:g} % quantiles"
     rl = payload.get("return_level")
     env = payload.get("envelope") or {}
     if isinstance(rl, (int, float)):

@@ -148,7 +148,7 @@ def site_map(payload: Mapping[str, Any], context: Mapping[str, Any]) -> tuple[An
     n_all = len(stations)
     note = f"the site ({lat0:.4f}, {lon0:.4f}) and {n_all} station(s) within reach"
     if n_all > len(listed):
-        note += f", the {len(listed)} most useful numbered and described"
+        note += ", the most useful of them numbered and described"
     note += "; local plane in km, no basemap"
     return fig, note
 

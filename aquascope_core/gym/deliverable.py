@@ -64,8 +64,10 @@ def evidence(ws: Mapping[str, Any], *, declined: bool = False) -> set[float]:
             except Exception:  # noqa: BLE001 - an unreadable scope leaves those numbers unproven, not the run broken
                 derived = None
             rules += [pb, derived]
+    record = ((ws.get("findings") or {}).get("decision") or {}).get("record")  # the record's dates and ages
     return number_pool(ok_payloads, gates, study, inventory, recon.get("stations"), recon.get("context"),
-                       brief.get("intake"), spec, run.get("summary"), ws.get("ledger"), *rules)
+                       brief.get("intake"), brief.get("derived"), spec, run.get("summary"), ws.get("ledger"), record,
+                       *rules)
 
 
 def report_sections(md: str) -> list[tuple[str, str]]:

@@ -68,7 +68,9 @@ _COHN_1997 = ("Cohn, T.A., Lane, W.L. and Baier, W.G. (1997) An algorithm for co
               "estimates when historical flood information is available. Water Resources Research 33(9), 2089-2096.")
 _COHN_2001 = ("Cohn, T.A., Lane, W.L. and Stedinger, J.R. (2001) Confidence intervals for Expected Moments Algorithm "
               "flood quantile estimates. Water Resources Research 37(6), 1695-1706.")
-_PEAKFQ = "PeakFQ 8.1.0, U.S. Geological Survey (Bulletin 17C EMA with the multiple Grubbs-Beck test)"
+_PEAKFQ = ("Flynn, K.M., Kirby, W.H. and Hummel, P.R. (2006) User's manual for program PeakFQ, annual flood-frequency "
+           "analysis. U.S. Geological Survey Techniques and Methods 4-B4 (PeakFQ 8.1.0, Bulletin 17C EMA with the multiple "
+           "Grubbs-Beck test, is the reference implementation matched here).")
 
 #: The annual exceedance probabilities of PeakFQ's frequency table, in its order.
 PEAKFQ_AEPS = (0.995, 0.99, 0.95, 0.9, 0.8, 0.6667, 0.5, 0.4292, 0.2, 0.1, 0.04, 0.02, 0.01, 0.005, 0.002)

@@ -4,6 +4,8 @@ OpenAI-compatible server the test starts."""
 
 from __future__ import annotations
 
+import re
+
 import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -70,7 +72,8 @@ def _report_path(outcome) -> Path:
 def test_a_delivered_report_scores_clean_and_a_tampered_one_does_not(delivered):
     row = score(FLOOD, delivered)
     assert row["correct"] and row["gates_ok"] and row["faithful"] and row["critique_clean"] and row["sections_ok"]
-    assert row["grade"] == "A" and row["grade_ok"] and row["figures"] is None and row["tokens"] == 0
+    assert row["grade"] == "B" and row["grade_ok"] and row["tokens"] == 0  # B: a design peak from daily means
+    assert row["figures"]["shown"] >= 3 and not row["figures"]["missing"]  # every figure the report shows exists
     assert row["numbers_checked"] > 100  # the prose and every table of the report file, not a token sample
     path = _report_path(delivered)
     original = path.read_text()
@@ -86,7 +89,8 @@ def test_a_delivered_report_scores_clean_and_a_tampered_one_does_not(delivered):
         # a figure shown whose file does not exist, and one that does
         path.write_text(original + "\n![Flood frequency](flood_curve.png)\n![The study](study.yaml)\n")
         figs = score(FLOOD, delivered)["figures"]
-        assert figs == {"shown": 2, "present": 1, "missing": ["flood_curve.png"]}
+        shown = len(set(re.findall(r"!\[[^\]]*\]\(([^)]+)\)", original)))
+        assert figs == {"shown": shown + 2, "present": shown + 1, "missing": ["flood_curve.png"]}
     finally:
         path.write_text(original)
     assert score(FLOOD, delivered)["faithful"]

@@ -92,7 +92,7 @@ def test_the_word_report_reopens_with_headings_tables_pictures_and_page_numbers(
     # the key numbers come first: the first table is the Summary's, with its header row repeated on each page
     first = doc.tables[0]
     assert [c.text for c in first.rows[0].cells] == ["Quantity", "Value", "Unit", "Band", "Confidence", "From result"]
-    assert "100-year flood, GEV (L-moments)" in [r.cells[0].text for r in first.rows]
+    assert "100-year maximum daily-mean flow, GEV (L-moments)" in [r.cells[0].text for r in first.rows]
     assert first.rows[0]._tr.xpath("./w:trPr/w:tblHeader")
     gates = [t for t in doc.tables if [c.text for c in t.rows[0].cells][:3] == ["Step", "Gate", "Result"]]
     assert gates and len(gates[0].rows) > 10
@@ -144,7 +144,7 @@ def test_the_workbook_reopens_with_its_sheets_typed_numbers_and_frozen_headers(m
     s2 = ws.run["results"]["s2"]["payload"]
     assert years == s2["water_years"] and flows == pytest.approx(s2["values"], rel=1e-12)
     findings = {r[0].value: r[1].value for r in wb["Findings"].iter_rows(min_row=2)}
-    assert isinstance(findings["100-year flood, GEV (L-moments)"], float)
+    assert isinstance(findings["100-year maximum daily-mean flow, GEV (L-moments)"], float)
     figs = list(wb["Figures"].iter_rows(min_row=2, values_only=True))
     assert len(figs) == sum(1 for a in ws.artifacts if a["kind"] == "figure" and a["name"].endswith(".png"))
     # a report table's "12.5 %" and "1,000" come out as numbers
