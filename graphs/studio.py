@@ -171,7 +171,9 @@ class Studio:
     def mid_run(self) -> bool:
         """True when the last checkpoint has nodes still to run and nothing waits for the user (a killed run)."""
         snap = self._snapshot()
-        return bool(snap.next) and self.pending() is None
+        # a node that finished just before the kill has its writes saved but no checkpoint after it: LangGraph then
+        # lists no next node, but the task with its writes is still there, and continuing applies them and goes on
+        return (bool(snap.next) or bool(getattr(snap, "tasks", ()))) and self.pending() is None
 
     def proceed(self) -> Reply:
         """Continue from the last checkpoint whatever it holds: a run stopped mid-way (a kill, a crash) goes on
