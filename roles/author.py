@@ -261,7 +261,8 @@ def _declined(ws: Workspace) -> dict[str, Any]:
     from roles.specialists.record import near_gauge_sentence
 
     near = near_gauge_sentence(ws.inventory or {}) if ws.inventory else None
-    sections = [{"id": "summary", "title": "Summary", "text": f"**Declined.** {reason}" + (f"\n\n{near}" if near else "")},
+    # a decline may quote what the user gave (an upload's column header): shown as text, never as markup
+    sections = [{"id": "summary", "title": "Summary", "text": f"**Declined.** {md_prose(reason)}" + (f"\n\n{near}" if near else "")},
                 {"id": "problem", "title": "Problem and decision", "text": f"**Question.** {quoted_question(ws)}"}]
     if inv:
         sections.append(inv)

@@ -112,3 +112,22 @@ def test_md_inline_neutralises_every_block_and_inline_construct():
     assert tokens[1].children[0].content == "Question: " + " ".join(forged.split())
     assert md_inline("Design flow, 100-year (m3/s)") == "Design flow, 100-year \\(m3/s\\)"
     assert md_inline("bad \ud800 surrogate") == "bad \ufffd surrogate"
+
+
+def test_a_forged_column_header_is_shown_as_text_in_a_declined_report(tmp_path):
+    """An upload whose column nothing can read is declined under --yes, naming the header: the header is quoted as
+    text, never as a link, heading or HTML."""
+    from graphs.solve import solve
+
+    days = "".join(f"2001-01-{d:02d},{d}.5\n" for d in range(1, 29))
+    csv = "date,[see](http://evil.example/x) <b>bold</b>\n" + days
+    r = solve("Design flow for a road crossing, 100-year", lat=30.0, lon=-40.0, tables={"forged.csv": csv},
+              artifact_root=str(tmp_path / "art"))
+    assert r.declined
+    from aquascope_core.deliverables.report_md import render_markdown
+
+    md = render_markdown(r.report)
+    import re
+
+    assert "evil.example" in md  # the header is named, so the user sees which column
+    assert not re.search(r"(?<!\\)\]\(http", md) and not re.search(r"(?<!\\)<b>", md)  # escaped: text, not markup
