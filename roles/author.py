@@ -20,9 +20,10 @@ from typing import Any, Mapping, Sequence
 from aquascope_core import __version__
 from aquascope_core.study import Study
 from aquascope_core.textsafe import md_inline, md_prose
-from aquascope_core.verify import round_prose, sentences, verify
+from aquascope_core.verify import round_prose, verify
 from aquascope_core.workspace import ArtifactStore, Workspace
 from roles.critic import evidence_pool
+from roles.prose import checked_sentences
 from roles.specialists import recommendations, step_tables
 from roles.specialists.common import band_text, fmt
 
@@ -461,14 +462,7 @@ def narrate(ws: Workspace, sections: Mapping[str, str], *, source: str = "device
     for sid, text in (sections or {}).items():
         if sid not in known or not isinstance(text, str) or not text.strip():
             continue
-        kept = []
-        for sent in sentences(text):
-            v = verify(sent, pool)
-            if v["ok"]:
-                kept.append(sent)
-            else:
-                dropped.append({"section": sid, "sentence": sent, "numbers": [u["number"] for u in v["unmatched"]],
-                                "source": source})
+        kept = checked_sentences(text, pool, section=sid, dropped=dropped, source=source)
         if not kept:
             continue
         prose = " ".join(kept)
@@ -514,13 +508,7 @@ def _model_prose(ws: Workspace, model: Any, sections: list[dict[str, Any]], pool
         text = prose.get(sec["id"])
         if not text:
             continue
-        kept = []
-        for sent in sentences(text):
-            v = verify(sent, pool)
-            if v["ok"]:
-                kept.append(md_prose(sent))  # the model's words, never its markup (headings, links, tables, HTML)
-            else:
-                dropped.append({"section": sec["id"], "sentence": sent, "numbers": [u["number"] for u in v["unmatched"]]})
+        kept = checked_sentences(text, pool, section=sec["id"], dropped=dropped)  # words only, numbers checked
         if kept:
             # the model's prose leads; the keyless tables stay (their numbers are the results')
             sec["text"] = " ".join(kept) + ("\n\n" + sec["text"] if sec["id"] == "summary" else "")

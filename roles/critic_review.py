@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from aquascope_core.verify import sentences, verify
+from aquascope_core.verify import verify
+from roles.prose import checked_sentences
 
 __all__ = ["model_review", "fix_round", "compact_results", "checked_issues", "SEVERITIES"]
 
@@ -110,14 +111,7 @@ def fix_round(ws: Any, model: Any, sections: list[dict[str, Any]], issues: Seque
         text = reply.get(sec["id"])
         if not text:
             continue
-        kept = []
-        for sent in sentences(text):
-            v = verify(sent, pool)
-            if v["ok"]:
-                kept.append(sent)
-            else:
-                dropped.append({"section": sec["id"], "sentence": sent, "numbers": [u["number"] for u in v["unmatched"]],
-                                "round": "fix"})
+        kept = checked_sentences(text, pool, section=sec["id"], dropped=dropped, round="fix")
         if kept:
             tail = (keyless or {}).get(sec["id"]) if sec["id"] == "summary" else None  # the answer and grade stay
             sec["text"] = " ".join(kept) + ("\n\n" + tail if tail else "")
