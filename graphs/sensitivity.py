@@ -179,7 +179,7 @@ def run_sensitivity(studio: Any, variants: list[Mapping[str, Any]] | None = None
     from graphs.nodes import mirror_decisions
 
     ws.study = mirror_decisions(ws.study, ws.request)
-    store = ArtifactStore(ws.request.get("artifact_root") or studio.artifact_root)
+    store = ArtifactStore(studio.artifact_root)  # the host's folder, never one read from the state
     write_files(ws, store)
     studio.graph.update_state(studio.config, {"report": ws.report, "artifacts": ws.artifacts, "request": ws.request,
                                               "study": ws.study}, as_node="author")

@@ -370,7 +370,6 @@ class Studio:
         root = (self.artifact_root[: -len(suffix)] + str(Path(new_id) / "artifacts")
                 if self.artifact_root.endswith(suffix) else str(Path(self.artifact_root) / "forks" / new_id))
         request = {k: v for k, v in (values.get("request") or {}).items() if k != "out"}
-        request["artifact_root"] = root
         request["parent"] = {"study": self.id, "checkpoint": cid}
         request["decisions"] = [*(request.get("decisions") or []),
                                 {"kind": "fork", "by": by or "reviewer", "at": utc_now(), "parent": self.id,
