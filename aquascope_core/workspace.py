@@ -107,7 +107,8 @@ class Workspace:
 
     # -- serialisation --------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
-        return jsonsafe({k: copy.deepcopy(getattr(self, k)) for k in self._FIELDS})
+        # jsonsafe rebuilds every dict and list, so the result shares nothing mutable with the workspace
+        return jsonsafe({k: getattr(self, k) for k in self._FIELDS})
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "Workspace":

@@ -108,8 +108,10 @@ def methodologist(state: CrewState, runtime: Runtime[CrewContext]) -> dict[str, 
 
 
 def analysts(state: CrewState, runtime: Runtime[CrewContext]) -> dict[str, Any]:
+    from aquascope_core.deliverables import workers
     from roles import analysts as role
 
+    workers.warm()  # the Author's figure and document workers import while the steps run
     ws = _workspace(state)
     ctx = _context(runtime)
     role(ws, data=ctx.data_for(ws), max_replans=ctx.max_replans, model=ctx.model_for("analysts"))

@@ -28,6 +28,7 @@ import re
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
+from aquascope_core.deliverables import workers
 from aquascope_core.errors import InputError
 from aquascope_core.workspace import ArtifactStore, Workspace
 
@@ -246,13 +247,17 @@ def make_deliverables(ws: Workspace, store: ArtifactStore, *, formats: Iterable[
     study = study if study is not None else study_file(ws)
     study_yaml = study.to_yaml() if study is not None else ""
     snapshot = ws.to_dict() if {"xlsx", "ipynb"} & set(makers) else {}  # one copy for the makers that read it
+    meta = {"id": ws.id, "created": ws.created}
+    # the Word report and the workbook are the slow ones: made side by side in the workers, the rest here
+    slow = [f for f in ("docx", "xlsx") if f in makers]
+    made = dict(zip(slow, workers.run(_make_job, [
+        (fmt, meta, report, images if fmt == "docx" else {}, fig_refs, study_yaml, names,
+         snapshot if fmt == "xlsx" else {}) for fmt in slow]))) if len(slow) > 1 else {}
     for fmt in makers:
-        try:
-            data = _make(fmt, ws, report, images, fig_refs, study_yaml, names, snapshot)
-        except Exception as exc:  # noqa: BLE001 - one document that fails never costs the others
-            log.warning("%s failed: %s", FILES[fmt], exc)
-            log.debug("the %s maker failed", fmt, exc_info=True)
-            notes.append(_skip_note(fmt, f"making it failed ({type(exc).__name__}: {exc})",
+        status, data = made.get(fmt) or _make_job(fmt, meta, report, images, fig_refs, study_yaml, names, snapshot)
+        if status != "ok":  # one document that fails never costs the others
+            log.warning("%s failed: %s", FILES[fmt], data)
+            notes.append(_skip_note(fmt, f"making it failed ({data})",
                                     f"The other files are complete; aquascope export {ws.id} --format {fmt} tries again."))
             names.remove(FILES[fmt])
             _files_section(report, names, notes + not_drawn)
@@ -284,9 +289,25 @@ def make_deliverables(ws: Workspace, store: ArtifactStore, *, formats: Iterable[
     return {"artifacts": ws.artifacts, "skipped": notes, "figures": fig_refs, "figures_not_drawn": missed}
 
 
-def _make(fmt: str, ws: Workspace, report: dict[str, Any], images: Mapping[str, bytes],
+def _make_job(fmt: str, meta: Mapping[str, Any], report: dict[str, Any], images: Mapping[str, bytes],
+              figures: Sequence[Mapping[str, Any]], study_yaml: str, names: Sequence[str],
+              snapshot: Mapping[str, Any]) -> tuple[str, Any]:
+    """:func:`_make` for a worker process (or this one): ``("ok", bytes)`` or ``("error", "Type: message")``."""
+    try:
+        return "ok", _make(fmt, meta, report, images, figures, study_yaml, names, snapshot)
+    except Exception as exc:  # noqa: BLE001 - reported as the file's skip note
+        log.debug("the %s maker failed", fmt, exc_info=True)
+        return "error", f"{type(exc).__name__}: {exc}"
+
+
+def _make(fmt: str, ws: Workspace | Mapping[str, Any], report: dict[str, Any], images: Mapping[str, bytes],
           figures: Sequence[Mapping[str, Any]], study_yaml: str, names: Sequence[str],
           snapshot: Mapping[str, Any] | None = None) -> bytes:
+    """One file of ``fmt``. ``ws`` is the workspace, or ``{id, created}`` with ``snapshot`` its to_dict()."""
+    if isinstance(ws, Mapping):
+        study_id, created = ws.get("id"), ws.get("created")
+    else:
+        study_id, created = ws.id, ws.created
     if fmt == "md":
         from aquascope_core.deliverables.report_md import render_markdown
 
@@ -300,16 +321,16 @@ def _make(fmt: str, ws: Workspace, report: dict[str, Any], images: Mapping[str, 
         from aquascope_core.deliverables.workbook import report_table_sheets
 
         sheets = {n: name for n, _, _, name in report_table_sheets(report)} if "workbook.xlsx" in names else {}
-        return render_docx(report, images, study_id=ws.id, study_yaml=study_yaml, created=ws.created,
+        return render_docx(report, images, study_id=study_id, study_yaml=study_yaml, created=created,
                            table_sheets=sheets, workbook_name="workbook.xlsx")
     if fmt == "xlsx":
         from aquascope_core.deliverables.workbook import render_workbook
 
-        return render_workbook(snapshot or ws.to_dict(), report, figures, files=names)
+        return render_workbook(snapshot or ws.to_dict(), report, figures, files=names)  # type: ignore[union-attr]
     if fmt == "ipynb":
         from aquascope_core.deliverables.notebook import render_notebook
 
-        return render_notebook(snapshot or ws.to_dict(), report)
+        return render_notebook(snapshot or ws.to_dict(), report)  # type: ignore[union-attr]
     raise InputError.bad_value("format", fmt, ", ".join(FORMATS))
 
 

@@ -18,7 +18,7 @@ import threading
 import time
 from typing import Any, Mapping
 
-from aquascope_core.deliverables import (figures_climate, figures_drought, figures_flood, figures_flow,
+from aquascope_core.deliverables import (workers, figures_climate, figures_drought, figures_flood, figures_flow,
                                          figures_model, figures_quality, figures_regional, figures_site,
                                          figures_supply)
 from aquascope_core.deliverables.figures_base import FigureDataMissing, FigureMaker
@@ -58,6 +58,52 @@ def _caption(number: int, text: str, note: str) -> str:
     return out
 
 
+def _check(kind: str, payload: Any) -> FigureMaker:
+    maker = FIGURE_KINDS.get(kind)
+    if maker is None:
+        raise InputError.bad_value("kind", kind, "a figure kind, one of " + ", ".join(sorted(FIGURE_KINDS)))
+    if not isinstance(payload, Mapping):
+        raise FigureDataMissing(f"the {kind} figure needs a payload (a mapping), got {type(payload).__name__}",
+                                argument="payload", value=None)
+    return maker
+
+
+def render(kind: str, payload: Mapping[str, Any] | None, context: Mapping[str, Any] | None = None) -> tuple[bytes, bytes, str]:
+    """The figure of ``kind`` as ``(png, svg, note)``; raises as :func:`draw` does."""
+    maker = _check(kind, payload)
+    from aquascope_core.deliverables.style import house_style, save
+
+    with _DRAWING, house_style():
+        fig, note = maker(payload, dict(context or {}))
+        png, svg = save(fig)
+    return png, svg, note
+
+
+def _render_job(kind: str, payload: Any, context: Mapping[str, Any]) -> tuple[str, Any]:
+    """:func:`render` for a worker process: ``("ok", (png, svg, note))``, ``("skip", reason)`` when the payload
+    lacks what the figure needs, or ``("error", text)`` (drawn again in the calling process to raise there)."""
+    try:
+        return "ok", render(kind, payload, context)
+    except (FigureDataMissing, InputError) as exc:
+        return "skip", exc.message
+    except Exception as exc:  # noqa: BLE001 - reported back; the caller redraws it to raise the real error
+        return "error", f"{type(exc).__name__}: {exc}"
+
+
+def _entry(kind: str, number: int, caption: str | None, step: Any, drawn: tuple[bytes, bytes, str]) -> dict[str, Any]:
+    png, svg, note = drawn
+    return {
+        "id": f"fig-{number}-{kind}",
+        "kind": kind,
+        "number": number,
+        "caption": _caption(number, caption or FIGURE_KINDS[kind].title, note),
+        "step": step,
+        "shows_steps": [step] if step else [],
+        "png": png,
+        "svg": svg,
+    }
+
+
 def draw(kind: str, payload: Mapping[str, Any] | None, *, number: int, caption: str | None = None,
          context: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """Draw one figure of ``kind`` from ``payload``.
@@ -69,30 +115,11 @@ def draw(kind: str, payload: Mapping[str, Any] | None, *, number: int, caption: 
     Raises :class:`FigureDataMissing` when the payload lacks what the figure needs (nothing is drawn) and
     :class:`InputError` for an unknown kind or a bad number.
     """
-    maker = FIGURE_KINDS.get(kind)
-    if maker is None:
-        raise InputError.bad_value("kind", kind, "a figure kind, one of " + ", ".join(sorted(FIGURE_KINDS)))
+    _check(kind, payload)
     if isinstance(number, bool) or not isinstance(number, int) or number < 1:
         raise InputError.bad_value("number", number, "a positive whole number (the figure's place in the report)")
-    if not isinstance(payload, Mapping):
-        raise FigureDataMissing(f"the {kind} figure needs a payload (a mapping), got {type(payload).__name__}",
-                                argument="payload", value=None)
-    from aquascope_core.deliverables.style import house_style, save
-
     ctx = dict(context or {})
-    with _DRAWING, house_style():
-        fig, note = maker(payload, ctx)
-        png, svg = save(fig)
-    return {
-        "id": f"fig-{number}-{kind}",
-        "kind": kind,
-        "number": number,
-        "caption": _caption(number, caption or maker.title, note),
-        "step": ctx.get("step"),
-        "shows_steps": [ctx.get("step")] if ctx.get("step") else [],
-        "png": png,
-        "svg": svg,
-    }
+    return _entry(kind, number, caption, ctx.get("step"), render(kind, payload, ctx))
 
 
 def figure_outputs(step: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -142,52 +169,68 @@ def figures_for_study(study: Mapping[str, Any], run: Mapping[str, Any], *, inven
         raise InputError.bad_value("study", type(study).__name__, "a study dict (Study.to_dict())")
     results = _results(run)
     params = dict((study.get("problem") or {}).get("params") or {})
-    out: list[dict[str, Any]] = []
     started = time.perf_counter()
 
-    def skip(kind: str, step: str | None, reason: str) -> None:
-        log.info("figure %s of step %s skipped: %s", kind, step, reason)
-        if skipped is not None:
-            skipped.append({"kind": kind, "step": step, "reason": reason})
-
-    def attempt(kind: str, payload: Any, caption: str | None, ctx: dict[str, Any]) -> None:
-        try:
-            out.append(draw(kind, payload, number=len(out) + 1, caption=caption, context=ctx))
-        except FigureDataMissing as exc:
-            skip(kind, ctx.get("step"), exc.message)
-        except InputError as exc:
-            skip(kind, ctx.get("step"), exc.message)
-
+    # 1. what the plan names, in report order: a job to draw, or the reason it cannot be
+    slots: list[dict[str, Any]] = []
     if inventory:
-        attempt(SITE_MAP, inventory, None, {"step": None, "params": params, "inventory": inventory})
+        slots.append({"kind": SITE_MAP, "payload": inventory, "caption": None,
+                      "ctx": {"step": None, "params": params, "inventory": inventory}, "deps": []})
     steps = [st for st in (study.get("steps") or []) if isinstance(st, Mapping)]
-    folded: dict[tuple[str, str], int] = {}  # (step id, figure kind) -> the figure number it was drawn into
+    hosts: dict[tuple[str, str], int] = {}  # (step id, figure kind) -> the slot whose figure draws it in
     for step in steps:
         sid = step.get("id")
         for output in figure_outputs(step):
             kind = str(output.get("id") or "")
             res = results.get(sid)
-            if (sid, kind) in folded:
-                skip(kind, sid, f"shown in Figure {folded[sid, kind]}")
-                continue
+            slot: dict[str, Any] = {"kind": kind, "caption": output.get("caption"), "ctx": {"step": sid}}
+            slots.append(slot)
             if not isinstance(res, Mapping):
-                skip(kind, sid, f"step {sid} has no result in the run")
+                slot["reason"] = f"step {sid} has no result in the run"
                 continue
             if res.get("status") != "ok":
                 why = res.get("failed_reason") or res.get("status")
-                skip(kind, sid, f"step {sid} was not established ({why})")
+                slot["reason"] = f"step {sid} was not established ({why})"
                 continue
             maker = FIGURE_KINDS.get(kind)
             deps = _dependents(steps, results, sid, maker.folds if maker else {})
-            ctx = {"step": sid, "tool": res.get("tool"), "arguments": res.get("arguments") or {}, "params": params,
-                   "inventory": inventory or {}, "dependents": deps}
-            before = len(out)
-            attempt(kind, res.get("payload"), output.get("caption"), ctx)
-            if len(out) > before and maker is not None:
-                for d in deps:
-                    replaced = maker.folds.get(d["tool"])
-                    if replaced:
-                        folded[d["step"], replaced] = out[-1]["number"]
-                        out[-1]["shows_steps"].append(d["step"])
+            slot.update(payload=res.get("payload"), deps=deps,
+                        ctx={"step": sid, "tool": res.get("tool"), "arguments": res.get("arguments") or {},
+                             "params": params, "inventory": inventory or {}, "dependents": deps})
+            if (sid, kind) in hosts:
+                slot["host"] = hosts[sid, kind]  # drawn into an earlier figure, if that one is drawn
+            for d in deps:
+                replaced = maker.folds.get(d["tool"]) if maker else None
+                if replaced:
+                    hosts.setdefault((d["step"], replaced), len(slots) - 1)
+
+    # 2. draw every figure that can be drawn (side by side in the workers), then those whose host failed
+    def draw_slots(idx: list[int]) -> None:
+        done = workers.run(_render_job, [(slots[i]["kind"], slots[i]["payload"], slots[i]["ctx"]) for i in idx])
+        for i, (status, value) in zip(idx, done):
+            if status == "error":  # draw it here, so the real exception is raised
+                value, status = render(slots[i]["kind"], slots[i]["payload"], slots[i]["ctx"]), "ok"
+            slots[i]["drawn" if status == "ok" else "reason"] = value
+
+    draw_slots([i for i, s in enumerate(slots) if "reason" not in s and "host" not in s])
+    draw_slots([i for i, s in enumerate(slots) if "host" in s and "drawn" not in slots[s["host"]]])
+
+    # 3. number the drawn figures in report order
+    out: list[dict[str, Any]] = []
+    number_of: dict[int, int] = {}
+    for i, s in enumerate(slots):
+        if "drawn" in s:
+            fig = _entry(s["kind"], len(out) + 1, s["caption"], s["ctx"].get("step"), s["drawn"])
+            number_of[i] = fig["number"]
+            maker = FIGURE_KINDS[s["kind"]]
+            fig["shows_steps"] += [d["step"] for d in s.get("deps") or [] if maker.folds.get(d["tool"])]
+            out.append(fig)
+    for i, s in enumerate(slots):
+        if "drawn" in s:
+            continue
+        reason = s.get("reason") or (f"shown in Figure {number_of[s['host']]}" if s.get("host") in number_of else "")
+        log.info("figure %s of step %s skipped: %s", s["kind"], s["ctx"].get("step"), reason)
+        if skipped is not None:
+            skipped.append({"kind": s["kind"], "step": s["ctx"].get("step"), "reason": reason})
     log.debug("%d figures drawn in %.2f s", len(out), time.perf_counter() - started)
     return out

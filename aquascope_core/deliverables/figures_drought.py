@@ -23,23 +23,32 @@ def class_colour(value: float) -> str:
 
 def _class_bars(ax: Any, points: list[tuple[Any, float]], width_days: float = 28.0) -> None:
     """A bar a month coloured by class, drawn as one compound path per class: a handful of paths in the SVG
-    instead of one per month, and quick to rasterise."""
+    instead of one per month, and quick to rasterise. The data limits are set here (the bars' extent), not
+    measured from the paths, which costs more than drawing them."""
+    import numpy as np
+    from matplotlib.collections import PathCollection
     from matplotlib.dates import date2num
-    from matplotlib.patches import PathPatch
     from matplotlib.path import Path
 
+    if not points:
+        return
     half = width_days / 2
-    by_colour: dict[str, list[tuple[float, float]]] = {}
-    for x, v in points:
-        by_colour.setdefault(class_colour(v), []).append((float(date2num(x)), v))
-    for c, bars in by_colour.items():
-        verts, codes = [], []
-        for x, v in bars:
-            verts += [(x - half, 0.0), (x - half, v), (x + half, v), (x + half, 0.0), (x - half, 0.0)]
-            codes += [Path.MOVETO, Path.LINETO, Path.LINETO, Path.LINETO, Path.CLOSEPOLY]
-        ax.add_patch(PathPatch(Path(verts, codes), facecolor=c, edgecolor="none", linewidth=0))
-    xs = [float(date2num(x)) for x, _ in points]
-    ax.set_xlim(min(xs) - 3 * half, max(xs) + 3 * half)
+    xs = np.asarray(date2num([x for x, _ in points]), dtype=float)
+    vs = np.asarray([v for _, v in points], dtype=float)
+    colours = [class_colour(v) for v in vs]
+    one = np.array([Path.MOVETO, Path.LINETO, Path.LINETO, Path.LINETO, Path.CLOSEPOLY], dtype=np.uint8)
+    paths, faces = [], []
+    for c in dict.fromkeys(colours):
+        pick = np.array([k == c for k in colours])
+        x, v = xs[pick], vs[pick]
+        zero = np.zeros_like(x)
+        verts = np.stack([np.column_stack([x - half, zero]), np.column_stack([x - half, v]),
+                          np.column_stack([x + half, v]), np.column_stack([x + half, zero]),
+                          np.column_stack([x - half, zero])], axis=1).reshape(-1, 2)
+        paths.append(Path(verts, np.tile(one, len(x))))
+        faces.append(c)
+    ax.add_collection(PathCollection(paths, facecolors=faces, edgecolors="none", linewidths=0), autolim=False)
+    ax.set_xlim(float(xs.min()) - 3 * half, float(xs.max()) + 3 * half)
 
 
 def _class_legend(ax: Any) -> None:

@@ -22,6 +22,17 @@ __all__ = ["render_docx", "MAX_ROWS"]
 MAX_ROWS = 40
 
 
+def _styled(doc: Any, name: str, text: str = "") -> Any:
+    """A paragraph of the named style. python-docx looks a style name up across every style (and the default
+    style) on each assignment; the id is looked up once per document here and set directly."""
+    ids = doc.__dict__.setdefault("_aquascope_style_ids", {})
+    if name not in ids:
+        ids[name] = doc.styles[name].style_id
+    par = doc.add_paragraph(text)
+    par._p.get_or_add_pPr().style = ids[name]
+    return par
+
+
 def _add_runs(par: Any, runs: Sequence[tuple[str, frozenset]]) -> None:
     for text, style in runs:
         r = par.add_run(text)
@@ -40,7 +51,7 @@ def _text(doc: Any, text: str | None) -> None:
         elif kind in ("ul", "ol"):
             style = "List Bullet" if kind == "ul" else "List Number"
             for item in content:
-                _add_runs(doc.add_paragraph(style=style), item)
+                _add_runs(_styled(doc, style), item)
         elif kind == "code":
             par = doc.add_paragraph()
             run = par.add_run(content)
@@ -77,7 +88,8 @@ def _repeat_header(row: Any) -> None:
     tr_pr.append(el)
 
 
-def _widths(t: Any, cols: Sequence[str], rows: Sequence[Sequence[Any]], width: int) -> None:
+def _widths(t: Any, cols: Sequence[str], rows: Sequence[Sequence[Any]], width: int,
+            grid_cells: Sequence[Sequence[Any]]) -> None:
     """Column widths in proportion to what they hold (a long 'Detail' column gets room, a 'Result' little)."""
     from docx.oxml.ns import qn
 
@@ -94,8 +106,9 @@ def _widths(t: Any, cols: Sequence[str], rows: Sequence[Sequence[Any]], width: i
         emu = int(width * w / total)
         if j < len(grid):  # the grid is what LibreOffice lays out by; the cells' widths are Word's
             grid[j].set(qn("w:w"), str(emu // 635))
-        for cell in t.columns[j].cells:
-            cell.width = emu
+        for row_cells in grid_cells:  # (t.columns[j].cells walks the whole table for every column)
+            if j < len(row_cells):
+                row_cells[j].width = emu
 
 
 def _table(doc: Any, table: Mapping[str, Any], number: int, pointer: str | None, max_rows: int, width: int) -> None:
@@ -106,20 +119,21 @@ def _table(doc: Any, table: Mapping[str, Any], number: int, pointer: str | None,
     rows = list(table.get("rows") or [])
     if not cols:
         return
-    cap = doc.add_paragraph(table_label(number, plain(str(table.get("caption") or ""))), style="Caption")
+    cap = _styled(doc, "Caption", table_label(number, plain(str(table.get("caption") or ""))))
     cap.paragraph_format.keep_with_next = True
     shown = rows[:max_rows]
     t = doc.add_table(rows=1 + len(shown), cols=len(cols))
     t.style = "Table Grid"
+    grid_cells = [r.cells for r in t.rows]
     for j, c in enumerate(cols):
-        cell = t.rows[0].cells[j]
+        cell = grid_cells[0][j]
         cell.text = ""
         run = cell.paragraphs[0].add_run(c)
         run.bold = True
         run.font.size = Pt(8.5)
     _repeat_header(t.rows[0])
     for i, row in enumerate(shown, 1):
-        cells = t.rows[i].cells
+        cells = grid_cells[i]
         for j in range(len(cols)):
             x = row[j] if j < len(row) else ""
             par = cells[j].paragraphs[0]
@@ -127,7 +141,7 @@ def _table(doc: Any, table: Mapping[str, Any], number: int, pointer: str | None,
             run.font.size = Pt(8.5)
             if _is_number(x):
                 par.alignment = WD_ALIGN_PARAGRAPH.RIGHT
-    _widths(t, cols, shown, width)
+    _widths(t, cols, shown, width, grid_cells)
     if len(rows) > max_rows:
         where = f" ({pointer})" if pointer else ""
         doc.add_paragraph(f"The first {max_rows} of {len(rows)} rows; all of them are in the workbook{where}.")
@@ -141,12 +155,13 @@ def _figure(doc: Any, ref: Mapping[str, Any], images: Callable[[str], bytes | No
     data = images(ref.get("name") or "")
     label = figure_label(ref)
     if data is None or str(ref.get("media_type", "image/png")) != "image/png":
-        doc.add_paragraph(f"{label} (the image is not available)", style="Caption")
+        _styled(doc, "Caption", f"{label} (the image is not available)")
         return
-    doc.add_picture(io.BytesIO(data), width=width)
-    doc.paragraphs[-1].alignment = WD_ALIGN_PARAGRAPH.CENTER
-    doc.paragraphs[-1].paragraph_format.keep_with_next = True
-    doc.add_paragraph(label, style="Caption")
+    par = doc.add_paragraph()
+    par.add_run().add_picture(io.BytesIO(data), width=width)
+    par.alignment = WD_ALIGN_PARAGRAPH.CENTER
+    par.paragraph_format.keep_with_next = True
+    _styled(doc, "Caption", label)
 
 
 def render_docx(report: Mapping[str, Any], images: Callable[[str], bytes | None] | Mapping[str, bytes], *,
@@ -180,9 +195,9 @@ def render_docx(report: Mapping[str, Any], images: Callable[[str], bytes | None]
     doc.core_properties.author = "aquascope"
     for _ in range(6):
         doc.add_paragraph()
-    doc.add_paragraph(title, style="Title")
+    _styled(doc, "Title", title)
     if report.get("subtitle"):
-        doc.add_paragraph(str(report["subtitle"]), style="Subtitle")
+        _styled(doc, "Subtitle", str(report["subtitle"]))
     meta = doc.add_paragraph()
     meta.add_run(" · ".join(x for x in (f"Study {study_id}" if study_id else "", created[:10]) if x)).italic = True
     answer = report.get("answer")
@@ -208,7 +223,7 @@ def render_docx(report: Mapping[str, Any], images: Callable[[str], bytes | None]
         if level == 1 and counter["sections"] and s.get("id") in ("results", "appendix"):
             doc.add_paragraph().add_run().add_break(WD_BREAK.PAGE)
         counter["sections"] += 1
-        doc.add_heading(plain(str(s.get("title") or "")), level=level)
+        _styled(doc, f"Heading {level}", plain(str(s.get("title") or "")))
         _text(doc, s.get("text"))
         for fig in s.get("figures") or []:
             _figure(doc, fig, get, width)
@@ -222,7 +237,7 @@ def render_docx(report: Mapping[str, Any], images: Callable[[str], bytes | None]
         for sub in s.get("subsections") or []:
             section(sub, min(level + 1, 3))
         if s.get("id") == "appendix" and study_yaml:
-            doc.add_heading("The study file (study.yaml)", level=min(level + 1, 3))
+            _styled(doc, f"Heading {min(level + 1, 3)}", "The study file (study.yaml)")
             for chunk in _chunks(study_yaml, 60):
                 par = doc.add_paragraph()
                 par.paragraph_format.space_after = Pt(0)

@@ -98,19 +98,25 @@ def _write(ws: Any, columns: Sequence[str], rows: Iterable[Sequence[Any]], *, ty
         c.fill = PatternFill("solid", fgColor="E8EEF4")
         c.alignment = Alignment(wrap_text=True, vertical="top")
     widths = [min(max(len(str(c)), 8), 40) for c in columns]
+    formats: dict[str, list[tuple[int, int]]] = {}  # number format -> the (row, column) cells that take it
     for r, row in enumerate(rows, 2):
         if r - 1 > MAX_DATA_ROWS:
             break
+        values = []
         for j, x in enumerate(row, 1):
             if isinstance(x, (dict, list)):
                 x = json.dumps(x, ensure_ascii=False)
             value, fmt = cell_value(x) if typed else (x, None)
-            cell = ws.cell(row=r, column=j, value=value)
+            values.append(value)
             if fmt:
-                cell.number_format = fmt
+                formats.setdefault(fmt, []).append((r, j))
             if j <= len(widths):
                 shown = len(f"{value:.6g}") if isinstance(value, float) else len(str(value))
                 widths[j - 1] = min(max(widths[j - 1], shown + 1), 60)
+        ws.append(values)  # a row at once: several times quicker than a cell at a time
+    for fmt, cells in formats.items():
+        for r, j in cells:
+            ws.cell(row=r, column=j).number_format = fmt
     for j, w in enumerate(widths, 1):
         ws.column_dimensions[get_column_letter(j)].width = w + 2
     ws.freeze_panes = "A2"

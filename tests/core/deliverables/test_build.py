@@ -207,6 +207,7 @@ def test_a_maker_that_fails_is_skipped_and_the_rest_is_made(flood, monkeypatch):
         raise ValueError("a sheet name the writer refused")
 
     monkeypatch.setattr(workbook, "render_workbook", broken)
+    monkeypatch.setenv("AQUASCOPE_DELIVERABLE_WORKERS", "0")  # the patched maker exists in this process only
     out = make_deliverables(ws, store)
     assert "workbook.xlsx" not in _by_name(ws) and "report.docx" in _by_name(ws)
     assert "The workbook was not made: making it failed (ValueError: a sheet name the writer refused)" in out["skipped"][0]

@@ -72,8 +72,9 @@ def test_big_sandy_ema_reproduces_peakfq(big_sandy, big_sandy_fit):
     "at-site skew 0.006745 against PeakFQ 8.1.0's 0.006601 (2.2 % relative). Ours is the converged fixed point of "
     "the EMA equations; PeakFQ 7.5.1's own EMA routines, compiled from the public source, give 0.006722 (their "
     "incomplete-gamma moments at this near-zero skew), and 0.006745 when those moments are computed exactly (the "
-    "same holds on USGS 04159492, test_b17c_peakfq751.py); PeakfqSA 0.997's at-site skew on a Big Sandy variant "
-    "agrees with ours to its printed digits. No public formula gives 0.006601; the 8.1.0 source is not public. "
+    "same holds on USGS 04159492, test_b17c_peakfq751.py), 0.0067453 with only the incomplete gamma in quadruple "
+    "precision; PyPI flowfreq 0.16.0's native EMA gives 0.0067453 too; PeakfqSA 0.997's at-site skew on a Big Sandy "
+    "variant agrees with ours to its printed digits. No public formula gives 0.006601; the 8.1.0 source is not public. "
     "Everything else PeakFQ 8.1.0 prints agrees."))
 def test_big_sandy_at_site_skew_against_peakfq(big_sandy, big_sandy_fit):
     """The at-site (station) skew PeakFQ 8.1.0 prints for Big Sandy, within 2e-4 relative."""

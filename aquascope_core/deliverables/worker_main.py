@@ -1,0 +1,51 @@
+"""A deliverables worker: ``python -m aquascope_core.deliverables.worker_main`` (started by ``workers``).
+
+It imports matplotlib and the figure makers, draws one small figure so fonts and caches are loaded, then
+answers jobs ``(\"module:function\", args)`` read from stdin with ``(\"ok\", result)`` or ``(\"error\", text)``
+on stdout until stdin closes. Only functions of this package are called.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from typing import Any
+
+
+def _resolve(name: str) -> Any:
+    module, _, attr = str(name).partition(":")
+    if not module.startswith("aquascope_core.") or not attr or "." in attr:
+        raise ValueError(f"not a function of this package: {name!r}")
+    return getattr(importlib.import_module(module), attr)
+
+
+def _warm() -> None:
+    from aquascope_core.deliverables import figures, style  # noqa: F401
+
+    with style.house_style():
+        fig, ax = style.new_figure()
+        ax.plot([0, 1], [0, 1], label="x")
+        ax.set_xlabel("warm (-)")
+        style.save(fig)
+
+
+def main() -> int:
+    from aquascope_core.deliverables.workers import receive, send
+
+    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+    sys.stdout = sys.stderr  # a stray print must not corrupt the answers
+    _warm()
+    while True:
+        try:
+            name, args = receive(stdin)
+        except EOFError:
+            return 0
+        try:
+            answer = ("ok", _resolve(name)(*args))
+        except Exception as exc:  # noqa: BLE001 - reported to the caller, which does the job itself
+            answer = ("error", f"{type(exc).__name__}: {exc}")
+        send(stdout, answer)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
