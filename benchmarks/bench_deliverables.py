@@ -3,8 +3,9 @@
 Run: ``.venv/bin/python benchmarks/bench_deliverables.py [flood|bulletin17c|drought|gr4j|supply ...]``. Each study
 runs keyless through ``graphs.solve.solve`` (brief, plan, run, interpretation, critique, report); the reference is
 the same call with the Author's file writing limited to report.md, study.yaml and workspace.json and no figures
-(what a study wrote before the deliverables), in the same process, alternated, best of ``--repeat`` (default 3). Then the deliverables of the finished study are timed one
-maker at a time. Nothing is asserted; the figures go into benchmarks/README.md.
+(what a study wrote before the deliverables), in the same process, alternated, best of ``--repeat`` (default 3).
+Then the deliverables of the finished study are timed one maker at a time, the figures both through the worker
+processes (the default) and in this process. Nothing is asserted; the figures go into benchmarks/README.md.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ def _timed(fn):
 def bench(name: str, repeat: int) -> None:
     import importlib
 
-    from aquascope_core.deliverables import build
+    from aquascope_core.deliverables import build, workers
     from aquascope_core.runner import StudyRun
     from aquascope_core.study import Study
     from aquascope_core.workspace import Workspace
@@ -76,7 +77,18 @@ def bench(name: str, repeat: int) -> None:
 
     t_fig, figs = best(lambda: figures_for_study(Study.from_dict(ws.study), StudyRun.from_dict(ws.run),
                                                  inventory=build.site_inventory(ws.inventory)))
-    print(f"figures ({len(figs)}, PNG and SVG)     {t_fig:6.2f} s")
+    print(f"figures ({len(figs)}, PNG and SVG)     {t_fig:6.2f} s   ({workers.worker_count()} workers)")
+    saved = os.environ.get(workers.ENV)
+    os.environ[workers.ENV] = "0"
+    try:
+        t_here, _ = best(lambda: figures_for_study(Study.from_dict(ws.study), StudyRun.from_dict(ws.run),
+                                                   inventory=build.site_inventory(ws.inventory)))
+    finally:
+        if saved is None:
+            os.environ.pop(workers.ENV)
+        else:
+            os.environ[workers.ENV] = saved
+    print(f"  the same in this process    {t_here:6.2f} s   ({workers.ENV}=0)")
     with tempfile.TemporaryDirectory() as tmp:
         store = ArtifactStore(Path(tmp))
         t, _ = best(lambda: build.make_deliverables(ws, store, figure_maker=lambda *a, **k: figs))

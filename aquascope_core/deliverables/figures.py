@@ -79,11 +79,17 @@ def render(kind: str, payload: Mapping[str, Any] | None, context: Mapping[str, A
     return png, svg, note
 
 
+# seconds a figure of each kind took to draw, lately (the longest are handed to the workers first)
+_COST: dict[str, float] = {}
+_COST_DEFAULT = 0.3
+
+
 def _render_job(kind: str, payload: Any, context: Mapping[str, Any]) -> tuple[str, Any]:
-    """:func:`render` for a worker process: ``("ok", (png, svg, note))``, ``("skip", reason)`` when the payload
-    lacks what the figure needs, or ``("error", text)`` (drawn again in the calling process to raise there)."""
+    """:func:`render` for a worker process: ``("ok", (png, svg, note, seconds))``, ``("skip", reason)`` when the
+    payload lacks what the figure needs, or ``("error", text)`` (drawn again in the calling process to raise there)."""
     try:
-        return "ok", render(kind, payload, context)
+        started = time.perf_counter()
+        return "ok", (*render(kind, payload, context), time.perf_counter() - started)
     except (FigureDataMissing, InputError) as exc:
         return "skip", exc.message
     except Exception as exc:  # noqa: BLE001 - reported back; the caller redraws it to raise the real error
@@ -206,10 +212,16 @@ def figures_for_study(study: Mapping[str, Any], run: Mapping[str, Any], *, inven
 
     # 2. draw every figure that can be drawn (side by side in the workers), then those whose host failed
     def draw_slots(idx: list[int]) -> None:
+        # the slowest kinds first, so that no worker is left with a long figure at the end
+        idx = sorted(idx, key=lambda i: -_COST.get(slots[i]["kind"], _COST_DEFAULT))
         done = workers.run(_render_job, [(slots[i]["kind"], slots[i]["payload"], slots[i]["ctx"]) for i in idx])
         for i, (status, value) in zip(idx, done):
             if status == "error":  # draw it here, so the real exception is raised
-                value, status = render(slots[i]["kind"], slots[i]["payload"], slots[i]["ctx"]), "ok"
+                value, status = (*render(slots[i]["kind"], slots[i]["payload"], slots[i]["ctx"]), 0.0), "ok"
+            if status == "ok":
+                kind, seconds = slots[i]["kind"], value[3]
+                _COST[kind] = seconds if kind not in _COST else 0.5 * (_COST[kind] + seconds)
+                value = value[:3]
             slots[i]["drawn" if status == "ok" else "reason"] = value
 
     draw_slots([i for i, s in enumerate(slots) if "reason" not in s and "host" not in s])

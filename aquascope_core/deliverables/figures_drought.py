@@ -6,8 +6,8 @@ from __future__ import annotations
 import math
 from typing import Any, Mapping
 
-from aquascope_core.deliverables.figures_base import (FigureDataMissing, FigureMaker, date_axis, legend_outside, need,
-                                                      numbers)
+from aquascope_core.deliverables.figures_base import (FigureDataMissing, FigureMaker, column_bars, date_axis,
+                                                      legend_outside, need, numbers)
 from aquascope_core.deliverables.figures_flow import plot_dates
 from aquascope_core.deliverables.style import DROUGHT_CLASSES, colour
 
@@ -22,33 +22,15 @@ def class_colour(value: float) -> str:
 
 
 def _class_bars(ax: Any, points: list[tuple[Any, float]], width_days: float = 28.0) -> None:
-    """A bar a month coloured by class, drawn as one compound path per class: a handful of paths in the SVG
-    instead of one per month, and quick to rasterise. The data limits are set here (the bars' extent), not
-    measured from the paths, which costs more than drawing them."""
-    import numpy as np
-    from matplotlib.collections import PathCollection
+    """A bar a month coloured by its class (one compound path per class, see column_bars)."""
     from matplotlib.dates import date2num
-    from matplotlib.path import Path
 
     if not points:
         return
+    xs = [float(v) for v in date2num([x for x, _ in points])]
+    column_bars(ax, xs, [v for _, v in points], [class_colour(v) for _, v in points], width_days)
     half = width_days / 2
-    xs = np.asarray(date2num([x for x, _ in points]), dtype=float)
-    vs = np.asarray([v for _, v in points], dtype=float)
-    colours = [class_colour(v) for v in vs]
-    one = np.array([Path.MOVETO, Path.LINETO, Path.LINETO, Path.LINETO, Path.CLOSEPOLY], dtype=np.uint8)
-    paths, faces = [], []
-    for c in dict.fromkeys(colours):
-        pick = np.array([k == c for k in colours])
-        x, v = xs[pick], vs[pick]
-        zero = np.zeros_like(x)
-        verts = np.stack([np.column_stack([x - half, zero]), np.column_stack([x - half, v]),
-                          np.column_stack([x + half, v]), np.column_stack([x + half, zero]),
-                          np.column_stack([x - half, zero])], axis=1).reshape(-1, 2)
-        paths.append(Path(verts, np.tile(one, len(x))))
-        faces.append(c)
-    ax.add_collection(PathCollection(paths, facecolors=faces, edgecolors="none", linewidths=0), autolim=False)
-    ax.set_xlim(float(xs.min()) - 3 * half, float(xs.max()) + 3 * half)
+    ax.set_xlim(min(xs) - 3 * half, max(xs) + 3 * half)
 
 
 def _class_legend(ax: Any) -> None:

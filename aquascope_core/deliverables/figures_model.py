@@ -6,7 +6,8 @@ from __future__ import annotations
 import math
 from typing import Any, Mapping
 
-from aquascope_core.deliverables.figures_base import FigureDataMissing, FigureMaker, need, numbers, station_label
+from aquascope_core.deliverables.figures_base import (FigureDataMissing, FigureMaker, column_bars, need, numbers,
+                                                      station_label)
 from aquascope_core.deliverables.figures_flow import plot_dates
 from aquascope_core.deliverables.style import colour
 
@@ -55,8 +56,10 @@ def rainfall_runoff(payload: Mapping[str, Any], context: Mapping[str, Any]) -> t
     ax.set_ylabel(f"Runoff ({unit.replace('mm/d', 'mm/day')})")
     ax.legend(loc="upper right", fontsize=7.5, ncol=2)
     res = [b - a if math.isfinite(a) and math.isfinite(b) else math.nan for a, b in zip(o, s)]
-    axr.bar(xs, res, width=25, color=[colour("vermilion") if r > 0 else colour("blue") for r in
-                                      [r if math.isfinite(r) else 0 for r in res]])
+    from matplotlib.dates import date2num
+
+    column_bars(axr, [float(v) for v in date2num(xs)], res,
+                [colour("vermilion") if math.isfinite(r) and r > 0 else colour("blue") for r in res], 25.0)
     axr.axhline(0, color="#606060", linewidth=0.6)
     axr.set_ylabel("Simulated − observed\n(mm/day)")
     axr.set_xlabel("Month")
