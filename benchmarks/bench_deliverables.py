@@ -47,12 +47,17 @@ def bench(name: str, repeat: int) -> None:
     def md_only(ws, store, **_):  # what a study wrote before the deliverables: no figures, no documents
         return build.make_deliverables(ws, store, formats="md", figure_maker=lambda *a, **k: [])["artifacts"]
 
+    full_prefetch = build.prefetch_figures
+
     def study(markdown_only: bool):
         author_mod.write_files = md_only if markdown_only else full_write
+        # the Markdown-only study draws nothing, not even ahead (figures.prefetch)
+        build.prefetch_figures = (lambda ws: False) if markdown_only else full_prefetch
         try:
             return solve(problem, lat=lat, lon=lon)
         finally:
             author_mod.write_files = full_write
+            build.prefetch_figures = full_prefetch
 
     study(True)  # warm the imports and the data caches for both
     study(False)

@@ -115,6 +115,9 @@ def analysts(state: CrewState, runtime: Runtime[CrewContext]) -> dict[str, Any]:
     ws = _workspace(state)
     ctx = _context(runtime)
     role(ws, data=ctx.data_for(ws), max_replans=ctx.max_replans, model=ctx.model_for("analysts"))
+    from aquascope_core.deliverables import build
+
+    build.prefetch_figures(ws)  # the workers draw the run's figures while the crew interprets and writes
     return _delta(state, ws)
 
 

@@ -32,7 +32,7 @@ from aquascope_core.deliverables import workers
 from aquascope_core.errors import InputError
 from aquascope_core.workspace import ArtifactStore, Workspace
 
-__all__ = ["make_deliverables", "export_deliverables", "place_figures", "FORMATS", "FILES"]
+__all__ = ["make_deliverables", "export_deliverables", "place_figures", "prefetch_figures", "FORMATS", "FILES"]
 
 log = logging.getLogger(__name__)
 
@@ -155,6 +155,22 @@ def _draw(ws: Workspace, maker: Callable[..., Any] | None, notes: list[str],
         notes.append(_skip_note("figures", f"drawing them failed ({type(exc).__name__}: {exc})",
                                 "The numbers and tables are unaffected."))
         return []
+
+
+def prefetch_figures(ws: Workspace) -> bool:
+    """Start drawing the figures of ``ws``'s finished run in the background (see figures.prefetch); the
+    deliverables made later from the same run take them. Never raises: the figures are then drawn when needed."""
+    if not ws.study or not ws.run or _missing(NEEDS["figures"][0]):
+        return False
+    try:
+        from aquascope_core.deliverables.figures import prefetch
+        from aquascope_core.runner import StudyRun
+        from aquascope_core.study import Study
+
+        return prefetch(Study.from_dict(ws.study), StudyRun.from_dict(ws.run), inventory=site_inventory(ws.inventory))
+    except Exception:  # noqa: BLE001 - drawing ahead is only a head start
+        log.debug("the figures could not be drawn ahead", exc_info=True)
+        return False
 
 
 def study_file(ws: Workspace) -> Any:

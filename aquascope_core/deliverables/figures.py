@@ -5,6 +5,9 @@
     figures_for_study(study, run, inventory=recon)
                                       every figure the plan's step outputs name, in report order, the site map
                                       first; a figure whose payload lacks what it needs is skipped with the reason
+    prefetch(study, run, inventory=recon)
+                                      start drawing them in the background as soon as the run is final; the
+                                      figures_for_study call on the same inputs then takes them
 
 The makers live by family (figures_flood, figures_flow, figures_drought, figures_climate, figures_supply,
 figures_quality, figures_regional, figures_model, figures_site); they read the payloads only and never recompute a method.
@@ -13,9 +16,12 @@ matplotlib is imported inside the drawing functions only.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 import threading
 import time
+from collections import OrderedDict
 from typing import Any, Mapping
 
 from aquascope_core.deliverables import (workers, figures_climate, figures_drought, figures_flood, figures_flow,
@@ -25,7 +31,7 @@ from aquascope_core.deliverables.figures_base import FigureDataMissing, FigureMa
 from aquascope_core.errors import InputError
 
 __all__ = ["FIGURE_KINDS", "FigureMaker", "FigureDataMissing", "draw", "figures_for_study", "figure_outputs",
-           "SITE_MAP"]
+           "prefetch", "SITE_MAP"]
 
 log = logging.getLogger(__name__)
 
@@ -175,6 +181,70 @@ def figures_for_study(study: Mapping[str, Any], run: Mapping[str, Any], *, inven
         raise InputError.bad_value("study", type(study).__name__, "a study dict (Study.to_dict())")
     results = _results(run)
     params = dict((study.get("problem") or {}).get("params") or {})
+    key = _key(study, results, inventory)
+    with _prefetch_lock:
+        pending = _prefetched.pop(key, None)
+    if pending is not None:
+        try:
+            figs, missed = pending.result()
+        except Exception:  # noqa: BLE001 - drawn again here, so that the real error is raised here
+            log.debug("the prefetched figures failed; drawing them again", exc_info=True)
+        else:
+            if skipped is not None:
+                skipped.extend(missed)
+            return figs
+    missed: list[dict[str, Any]] = []
+    figs = _draw_all(study, results, params, inventory, missed)
+    if skipped is not None:
+        skipped.extend(missed)
+    return figs
+
+
+# figures drawn ahead (see prefetch), by a digest of what they are drawn from; a few at most
+_prefetched: "OrderedDict[str, Any]" = OrderedDict()
+_prefetch_lock = threading.Lock()
+_prefetch_pool: Any = None
+_PREFETCH_KEEP = 4
+
+
+def _key(study: Mapping[str, Any], results: Mapping[str, Any], inventory: Any) -> str:
+    blob = json.dumps([study.get("problem"), study.get("steps"), results, inventory], default=str)
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+def prefetch(study: Mapping[str, Any], run: Mapping[str, Any], *, inventory: Mapping[str, Any] | None = None) -> bool:
+    """Start drawing the study's figures in the background, as soon as its run is final (the workers draw them
+    while the crew interprets, criticises and writes); a later :func:`figures_for_study` on the same study, run
+    and inventory takes them instead of drawing. A run that changes in between (a fix round) changes the digest,
+    and its figures are drawn afresh. Does nothing (returns False) without worker processes."""
+    global _prefetch_pool
+    if workers.worker_count() < 2:
+        return False
+    if hasattr(study, "to_dict"):
+        study = study.to_dict()
+    results = _results(run)
+    key = _key(study, results, inventory)
+    params = dict((study.get("problem") or {}).get("params") or {})
+    with _prefetch_lock:
+        if key in _prefetched:
+            return True
+        if _prefetch_pool is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            _prefetch_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="aquascope-prefetch")
+
+        def job() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+            missed: list[dict[str, Any]] = []
+            return _draw_all(study, results, params, inventory, missed), missed
+
+        _prefetched[key] = _prefetch_pool.submit(job)
+        while len(_prefetched) > _PREFETCH_KEEP:
+            _prefetched.popitem(last=False)
+    return True
+
+
+def _draw_all(study: Mapping[str, Any], results: Mapping[str, Any], params: Mapping[str, Any],
+              inventory: Mapping[str, Any] | None, skipped: list[dict[str, Any]]) -> list[dict[str, Any]]:
     started = time.perf_counter()
 
     # 1. what the plan names, in report order: a job to draw, or the reason it cannot be
@@ -242,7 +312,6 @@ def figures_for_study(study: Mapping[str, Any], run: Mapping[str, Any], *, inven
             continue
         reason = s.get("reason") or (f"shown in Figure {number_of[s['host']]}" if s.get("host") in number_of else "")
         log.info("figure %s of step %s skipped: %s", s["kind"], s["ctx"].get("step"), reason)
-        if skipped is not None:
-            skipped.append({"kind": s["kind"], "step": s["ctx"].get("step"), "reason": reason})
+        skipped.append({"kind": s["kind"], "step": s["ctx"].get("step"), "reason": reason})
     log.debug("%d figures drawn in %.2f s", len(out), time.perf_counter() - started)
     return out

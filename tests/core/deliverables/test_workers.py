@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from pathlib import Path
 
@@ -125,3 +126,43 @@ def test_workers_leave_when_their_process_is_killed(tmp_path):
     while any(_alive(p) for p in pids) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not any(_alive(p) for p in pids), "a worker outlived the killed process"
+
+
+def test_figures_drawn_ahead_are_taken_and_a_changed_run_is_drawn_afresh(two_workers, monkeypatch):
+    import json
+
+    from aquascope_core.deliverables import figures
+    from tests.playbooks.harness import plan_and_run
+
+    o = plan_and_run("flood_risk", 41.10, -74.96, intake={"return_period": 100})
+    study, run = o.study.to_dict(), o.run.to_dict()
+    here: list[dict] = []
+    monkeypatch.setenv(workers.ENV, "0")
+    expected = figures.figures_for_study(study, run, inventory=o.recon, skipped=here)
+    assert figures.prefetch(study, run, inventory=o.recon) is False  # without workers nothing is drawn ahead
+    monkeypatch.setenv(workers.ENV, "2")
+    assert figures.prefetch(study, run, inventory=o.recon) is True
+    calls = []
+    real = figures._draw_all
+
+    def counting(*a, **k):  # what figures_for_study draws itself, in the calling thread
+        if threading.current_thread() is threading.main_thread():
+            calls.append(1)
+        return real(*a, **k)
+
+    skipped: list[dict] = []
+    monkeypatch.setattr(figures, "_draw_all", counting)
+    got = figures.figures_for_study(study, run, inventory=o.recon, skipped=skipped)
+    strip = [{k: v for k, v in f.items()} for f in got]
+    assert [(f["id"], f["caption"], f["png"], f["svg"]) for f in strip] == \
+        [(f["id"], f["caption"], f["png"], f["svg"]) for f in expected]
+    assert skipped == here and calls == []
+    # a run that changed after the drawing ahead (a fix round) is not given the stale figures
+    assert figures.prefetch(study, run, inventory=o.recon) is True
+    changed = json.loads(json.dumps(run))
+    changed["results"]["s3"].update(status="failed", failed_reason="gate spread_within failed")
+    calls.clear()
+    again = figures.figures_for_study(study, changed, inventory=o.recon)
+    assert calls == [1] and "frequency_curve" not in [f["kind"] for f in again]
+    figures.figures_for_study(study, run, inventory=o.recon)  # takes the one drawn ahead: nothing left running
+    assert calls == [1]
