@@ -181,9 +181,11 @@ def figures_for_study(study: Mapping[str, Any], run: Mapping[str, Any], *, inven
         raise InputError.bad_value("study", type(study).__name__, "a study dict (Study.to_dict())")
     results = _results(run)
     params = dict((study.get("problem") or {}).get("params") or {})
-    key = _key(study, results, inventory)
-    with _prefetch_lock:
-        pending = _prefetched.pop(key, None)
+    pending = None
+    if _prefetched:  # the digest costs a pass over the payloads: only when something was drawn ahead
+        key = _key(study, results, inventory)
+        with _prefetch_lock:
+            pending = _prefetched.pop(key, None)
     if pending is not None:
         try:
             figs, missed = pending.result()
