@@ -15,21 +15,13 @@ each run's results JSONL into ``--out`` and prints one leaderboard over all of t
 from __future__ import annotations
 
 import argparse
-import socket
-import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from benchmarks.local_model import llama_server  # noqa: E402
 
 
 def main(argv=None) -> int:
@@ -57,22 +49,8 @@ def main(argv=None) -> int:
         tasks = [t for t in tasks if t.id in want]
     tasks = tasks[: args.limit]
     out = Path(args.out)
-    port = _free_port()
-    base_url = f"http://127.0.0.1:{port}/v1"
-    server = subprocess.Popen([args.server_python, "-m", "llama_cpp.server", "--model", args.gguf, "--host", "127.0.0.1",
-                               "--port", str(port), "--n_ctx", str(args.ctx), "--model_alias", args.name],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     rows = []
-    try:
-        t0 = time.time()
-        while True:
-            try:
-                urllib.request.urlopen(f"{base_url}/models", timeout=2).read()
-                break
-            except OSError:
-                if server.poll() is not None or time.time() - t0 > 120:
-                    raise SystemExit("the llama.cpp server did not start within 120 s") from None
-                time.sleep(0.5)
+    with llama_server(args.server_python, args.gguf, name=args.name, ctx=args.ctx) as base_url:
         for spec in args.agents.split(","):
             agent, _, with_model = spec.partition("-")
             model = f"openai/{args.name}" if with_model else None
@@ -81,12 +59,6 @@ def main(argv=None) -> int:
                         api_key="sk-local" if model else None, timeout=args.timeout, on_progress=bar)
             write_results(got, out / f"{spec}.jsonl")
             rows += got
-    finally:
-        server.terminate()
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.kill()
     print(leaderboard(rows, title=f"Gym leaderboard: {len(tasks)} {args.split} tasks, {args.name} served locally"))
     return 0
 

@@ -19,21 +19,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import socket
-import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from benchmarks.local_model import llama_server  # noqa: E402
 
 
 def _cases() -> list[dict]:
@@ -95,20 +88,7 @@ def main() -> int:
     from graphs.solve import solve
     from roles.model import Model
 
-    port = _free_port()
-    server = subprocess.Popen([args.server_python, "-m", "llama_cpp.server", "--model", args.gguf, "--host", "127.0.0.1",
-                               "--port", str(port), "--n_ctx", str(args.ctx), "--model_alias", args.name],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    base = f"http://127.0.0.1:{port}/v1"
-    try:
-        for _ in range(240):
-            try:
-                urllib.request.urlopen(base + "/models", timeout=1).read()
-                break
-            except OSError:
-                time.sleep(0.5)
-        else:
-            raise SystemExit("the llama.cpp server did not start within 120 s")
+    with llama_server(args.server_python, args.gguf, name=args.name, ctx=args.ctx) as base:
         rows = []
         for case in _cases():
             if args.only and case["playbook"] != args.only:
@@ -137,12 +117,6 @@ def main() -> int:
             k, m = r["keyless"], r["model"]
             print(f"| {r['playbook']} | {k['seconds']} | {m['seconds']} | {m['calls']} | {m['tokens']} | {m['author']} | "
                   f"{m['fallbacks']} | {m['unverified']} | {'yes' if r['worse_than_keyless'] else 'no'} |")
-    finally:
-        server.terminate()
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.kill()
     return 0
 
 

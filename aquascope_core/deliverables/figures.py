@@ -188,12 +188,12 @@ def figures_for_study(study: Mapping[str, Any], run: Mapping[str, Any], *, inven
             pending = _prefetched.pop(key, None)
     if pending is not None:
         try:
-            figs, missed = pending.result()
+            figs, missed_ahead = pending.result()
         except Exception:  # noqa: BLE001 - drawn again here, so that the real error is raised here
             log.debug("the prefetched figures failed; drawing them again", exc_info=True)
         else:
             if skipped is not None:
-                skipped.extend(missed)
+                skipped.extend(missed_ahead)
             return figs
     missed: list[dict[str, Any]] = []
     figs = _draw_all(study, results, params, inventory, missed)
