@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 from pathlib import Path
 from typing import Any, Callable
 
@@ -20,6 +21,8 @@ class LiveSource(Source):
     """A source behind a web service. ``live``: the caller's opt-in (see :mod:`aquascope_core.data.live.http`)."""
 
     base_url: str = ""
+    #: the environment variable that points the adapter at another host (a mirror, a stand-in on 127.0.0.1)
+    base_url_env: str = ""
     citation: str = ""
     licence: str = ""
 
@@ -28,6 +31,7 @@ class LiveSource(Source):
                  cache_dir: str | Path | None = None, use_cache: bool = True, retries: int = 3,
                  backoff_s: float = 1.0, timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
                  sleep: Callable[[float], None] | None = None) -> None:
+        base_url = base_url or (os.environ.get(self.base_url_env, "").strip() if self.base_url_env else "")
         if base_url:
             self.base_url = base_url.rstrip("/")
         extra = {"sleep": sleep} if sleep is not None else {}

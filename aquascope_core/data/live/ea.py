@@ -43,6 +43,7 @@ class EaHydrologyLive(LiveSource):
     name = "ea_hydrology"
     title = "Environment Agency Hydrology Data Explorer API (daily mean flow)"
     base_url = "https://environment.data.gov.uk/hydrology"
+    base_url_env = "AQUASCOPE_EA_URL"
     citation = "Environment Agency, Hydrology Data Explorer API, https://environment.data.gov.uk/hydrology (OGL v3.0)."
     licence = "Open Government Licence v3.0"
 

@@ -149,6 +149,22 @@ class LiveHttp:
         Raises :class:`DataNotFoundError` on 404 (the service says it is not there) and
         :class:`SourceError` on anything else that fails (network, status, malformed JSON).
         """
+        def decode(response: httpx.Response) -> Any:
+            try:
+                return response.json()
+            except ValueError:
+                raise SourceError(f"{self.source}: {what} returned malformed JSON "
+                                  f"(starts {response.text[:60]!r})") from None
+
+        return self._get(url, params, what=what, decode=decode, check=check)
+
+    def get_text(self, url: str, params: Mapping[str, Any] | None = None, *, what: str,
+                 check: Callable[[str], Any] | None = None) -> tuple[str, str]:
+        """(text, accessed time) of GET ``url`` (a tab-separated RDB file, say); as :meth:`get_json`."""
+        return self._get(url, params, what=what, decode=lambda r: r.text, check=check)
+
+    def _get(self, url: str, params: Mapping[str, Any] | None, *, what: str, decode: Callable[[httpx.Response], Any],
+             check: Callable[[Any], Any] | None) -> tuple[Any, str]:
         self._check_enabled()
         path = self._cache_path(url, params)
         hit = self._cached(path)
@@ -158,7 +174,8 @@ class LiveHttp:
         attempt = 0
         while True:
             try:
-                response = self.client().get(url, params=dict(params or {}))
+                # no params= for a link the service wrote: httpx would drop its query (the paging cursor)
+                response = self.client().get(url, params=dict(params)) if params else self.client().get(url)
             except httpx.TimeoutException as exc:
                 failure = f"timed out ({type(exc).__name__})"
                 wait = None
@@ -170,23 +187,22 @@ class LiveHttp:
                 if status == 200:
                     break
                 if status == 404:
-                    raise DataNotFoundError(f"{self.source}: {what} not found (HTTP 404 from {response.request.url.host})",
+                    raise DataNotFoundError(f"{self.source}: {what} not found (HTTP 404 from {response.request.url.host})"
+                                            + (f": {_reason(response)}" if response.content else ""),
                                             recovery="Check the station id, or list stations near the site.")
                 if status != 429 and status < 500:
                     raise SourceError(f"{self.source}: {what} refused with HTTP {status}: {_reason(response)}")
-                failure = f"HTTP {status}"
+                failure = f"HTTP {status}" + (f" ({_reason(response)})" if response.content else "")
                 wait = _retry_after(response)
             if attempt >= self.retries:
-                raise SourceError(f"{self.source}: {what} failed after {attempt + 1} attempt(s): {failure}")
+                raise SourceError(f"{self.source}: {what} failed after {attempt + 1} attempt(s): {failure}",
+                                  recovery="Try again later (the service may be rate-limiting or down), or run offline "
+                                           "on the records already held (aquascope data).")
             delay = min(self.max_wait_s, wait if wait is not None else self.backoff_s * 2 ** attempt)
             logger.info("%s: %s %s; retrying in %.1f s", self.source, what, failure, delay)
             self.sleep(delay)
             attempt += 1
-        try:
-            body = response.json()
-        except ValueError:
-            raise SourceError(f"{self.source}: {what} returned malformed JSON "
-                              f"(starts {response.text[:60]!r})") from None
+        body = decode(response)
         if check is not None:
             check(body)
         accessed = utc_now()
@@ -200,7 +216,11 @@ def _reason(response: httpx.Response) -> str:
     except ValueError:
         return response.text[:200]
     if isinstance(body, dict):
+        inner = body.get("error")
+        if isinstance(inner, dict):  # the API gateway's {"error": {"code", "message"}}
+            body = inner
         for key in ("reason", "description", "message", "detail", "error"):
             if isinstance(body.get(key), str):
-                return body[key][:200]
-    return str(body)[:200]
+                code = body.get("code")
+                return (f"{code}: " if isinstance(code, str) else "") + body[key][:300]
+    return str(body)[:300]

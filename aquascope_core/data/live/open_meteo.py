@@ -108,6 +108,7 @@ class OpenMeteoEra5Live(_OpenMeteoPoint):
     name = "open_meteo_era5"
     title = "ERA5 reanalysis (Open-Meteo historical weather API)"
     base_url = "https://archive-api.open-meteo.com/v1/archive"
+    base_url_env = "AQUASCOPE_ERA5_URL"
     citation = ("Hersbach, H. et al., 2020, The ERA5 global reanalysis, Q. J. R. Meteorol. Soc. 146, 1999-2049; "
                 "served by Open-Meteo (Zippenfenig, P., 2023, doi:10.5281/zenodo.7970649), CC BY 4.0.")
     licence = "CC BY 4.0"
@@ -131,6 +132,7 @@ class GlofasLive(_OpenMeteoPoint):
     name = "glofas"
     title = "GloFAS river discharge (Open-Meteo flood API)"
     base_url = "https://flood-api.open-meteo.com/v1/flood"
+    base_url_env = "AQUASCOPE_GLOFAS_URL"
     citation = ("Harrigan, S. et al., 2020, GloFAS-ERA5 operational global river discharge reanalysis 1979-present, "
                 "Earth Syst. Sci. Data 12, 2043-2060; Copernicus Emergency Management Service, served by Open-Meteo.")
     licence = "CC BY 4.0 (Copernicus data)"

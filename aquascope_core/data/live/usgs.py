@@ -1,15 +1,34 @@
 """USGS Water Data (OGC API): monitoring locations, daily values and annual peaks, live.
 
-Collections used (``https://api.waterdata.usgs.gov/ogcapi/v0``, GeoJSON with ``f=json``):
+Collections used (``https://api.waterdata.usgs.gov/ogcapi/v0``, GeoJSON with ``f=json``), read as the
+service sends them (see ``tests/core/data/live/fixtures``, recorded answers):
 
 - ``monitoring-locations``: stream sites (``site_type_code=ST``) in a bounding box, or one by id
   (``USGS-01440000``); properties ``monitoring_location_name``, ``state_name``,
-  ``hydrologic_unit_code``, ``drainage_area`` (sq mi); geometry a GeoJSON point [lon, lat];
+  ``hydrologic_unit_code``, ``drainage_area`` (sq mi, null for wells); geometry a GeoJSON point
+  [lon, lat] or null (rows without a place are skipped);
 - ``daily``: ``parameter_code=00060`` (discharge), ``statistic_id=00003`` (mean), ``time=start/end``;
-  properties ``time``, ``value`` (text), ``unit_of_measure``, ``approval_status``, ``qualifier``;
-- ``peaks``: ``parameter_code=00060``; properties ``water_year``, ``time``, ``value``, ``qualifier``.
+  properties ``time`` (a calendar day, the gauge's local day: no time zone), ``value`` (text),
+  ``unit_of_measure`` (``ft^3/s``), ``approval_status`` (``Approved``, ``Provisional`` or null),
+  ``qualifier`` (null or a list);
+- ``peaks``: ``water_year`` (an integer), ``time``, ``value``, ``parameter_code`` (the collection also
+  holds gage-height peaks, 00065 in ft, which are dropped here), ``qualifier`` (a list, e.g.
+  ``["REGULATED"]``). When it holds no discharge peak for the site, the NWIS peak file (RDB, the same
+  file PeakFQ reads) is asked instead.
 
-Pages are followed through the ``next`` link. Values are returned in the service's unit (ft3/s).
+Pages are followed through the ``next`` link as the service writes it (a ``cursor`` parameter). A
+feature of another location or parameter than the one asked for is dropped and counted. Values keep
+the service's unit (ft3/s). Each value's approval status is kept (as runs of equal status in
+``attrs["approval_runs"]``); provisional values are counted in ``attrs["provisional"]`` so the study and
+the report can say "provisional data, subject to revision".
+
+The USGS's own client, ``dataretrieval`` (1.4.0), speaks the same collections (``waterdata.get_daily``,
+``get_peaks``, ``get_monitoring_locations``) and is kept up by the USGS. ``engine="dataretrieval"`` reads
+daily values through it when it is installed (an optional dependency: ``pip install aquascope[usgs]``);
+the default engine is written here because the engine's contract needs what the client does not give:
+no socket before the opt-in (:mod:`~aquascope_core.data.live.http`), the retrieval time of each answer for
+the provenance, the on-disk cache, an injectable transport for tests, and the NWIS peak file fallback.
+``tests/core/data/live/test_live_usgs_dataretrieval.py`` reads the same recorded answers both ways.
 """
 
 from __future__ import annotations
@@ -23,11 +42,12 @@ from aquascope_core.data.base import haversine_km, station_row, validate_query, 
 from aquascope_core.data.live.common import LiveSource, bbox_around
 from aquascope_core.data.stations import finish_series, normalise_id
 from aquascope_core.data.store import SQMI_TO_KM2
-from aquascope_core.errors import DataNotFoundError, SourceError
+from aquascope_core.errors import DataNotFoundError, InputError, SourceError
 
-__all__ = ["UsgsLive"]
+__all__ = ["UsgsLive", "approval_summary"]
 
 _UNITS = {"ft^3/s": "ft3/s", "ft3/s": "ft3/s", "cfs": "ft3/s", "m^3/s": "m3/s"}
+PROVISIONAL = "Provisional"
 
 
 def _features(body: Any, what: str) -> list[dict[str, Any]]:
@@ -43,16 +63,54 @@ def _next(body: dict[str, Any]) -> str | None:
     return None
 
 
+def _qualifiers(q: Any) -> list[str]:
+    if q in (None, "", []):
+        return []
+    return [str(x) for x in q] if isinstance(q, (list, tuple)) else [str(q)]
+
+
+def approval_summary(dates: list[pd.Timestamp], status: list[str | None]) -> dict[str, Any]:
+    """Counts, runs of equal status ``[first day, last day, status]`` and the provisional span of a record."""
+    counts: dict[str, int] = {}
+    runs: list[list[Any]] = []
+    for d, st in sorted(zip(dates, status), key=lambda x: x[0]):
+        key = st or "unknown"
+        counts[key] = counts.get(key, 0) + 1
+        day = str(d.date())
+        if runs and runs[-1][2] == key:
+            runs[-1][1] = day
+        else:
+            runs.append([day, day, key])
+    prov = [r for r in runs if r[2] == PROVISIONAL]
+    return {"approval_status": counts, "approval_runs": runs,
+            "provisional": {"n": counts.get(PROVISIONAL, 0), "first": prov[0][0] if prov else None,
+                            "last": prov[-1][1] if prov else None}}
+
+
 class UsgsLive(LiveSource):
     """USGS Water Data OGC API (see the module docstring)."""
 
     name = "usgs_live"
     title = "USGS Water Data API (OGC API collections monitoring-locations, daily, peaks)"
     base_url = "https://api.waterdata.usgs.gov/ogcapi/v0"
+    base_url_env = "AQUASCOPE_USGS_URL"
+    peak_file_url = "https://nwis.waterdata.usgs.gov/nwis/peak"
+    peak_file_env = "AQUASCOPE_NWIS_PEAK_URL"
     citation = "U.S. Geological Survey, USGS Water Data API, https://api.waterdata.usgs.gov (U.S. public domain)."
     licence = "U.S. public domain"
     page_limit = 10000
     max_pages = 50
+
+    def __init__(self, *, engine: str = "aquascope", peak_file_url: str | None = None, **kw: Any) -> None:
+        import os
+
+        super().__init__(**kw)
+        if engine not in ("aquascope", "dataretrieval"):
+            raise InputError.bad_value("engine", engine, "'aquascope' (default) or 'dataretrieval'")
+        self.engine = engine
+        url = peak_file_url or os.environ.get(self.peak_file_env, "").strip()
+        if url:
+            self.peak_file_url = url.rstrip("/")
 
     def _items(self, collection: str, params: dict[str, Any], what: str) -> tuple[list[dict[str, Any]], str, str]:
         url = f"{self.base_url}/collections/{collection}/items"
@@ -66,12 +124,15 @@ class UsgsLive(LiveSource):
             feats.extend(_features(body, what))
             nxt = _next(body)
             pages += 1
+        if nxt:
+            raise SourceError(f"usgs_live: {what}: more than {self.max_pages} pages; ask for a shorter period")
         return feats, accessed, url
 
     def _row(self, feat: dict[str, Any], distance_km: float | None) -> dict[str, Any]:
         props = feat.get("properties") or {}
         coords = (feat.get("geometry") or {}).get("coordinates") or [None, None]
-        sid = str(props.get("monitoring_location_number") or str(feat.get("id", "")).removeprefix("USGS-"))
+        sid = str(props.get("monitoring_location_number")
+                  or str(props.get("monitoring_location_id") or feat.get("id", "")).removeprefix("USGS-"))
         area = props.get("drainage_area")
         variables = [
             variable_entry("discharge", "ft3/s", "daily", source=self.name, offline=False, live=self.name,
@@ -96,6 +157,8 @@ class UsgsLive(LiveSource):
             coords = (f.get("geometry") or {}).get("coordinates")
             if not coords or len(coords) < 2 or coords[0] is None or coords[1] is None:
                 continue
+            if (f.get("properties") or {}).get("site_type_code") not in (None, "ST"):
+                continue  # the box filter is the service's; a well is not a stream gauge
             d = float(haversine_km(lat, lon, float(coords[1]), float(coords[0])))
             if d <= radius_km:
                 rows.append(self._row(f, d))
@@ -107,6 +170,7 @@ class UsgsLive(LiveSource):
     def describe_station(self, station_id: str) -> dict[str, Any]:
         site = normalise_id(station_id)
         url = f"{self.base_url}/collections/monitoring-locations/items/USGS-{site}"
+
         def check(b: Any) -> None:
             if not isinstance(b, dict) or not isinstance(b.get("properties"), dict):
                 raise SourceError(f"usgs_live: monitoring location USGS-{site}: the answer is not a GeoJSON Feature")
@@ -121,60 +185,122 @@ class UsgsLive(LiveSource):
                 "drainage_area_km2": row["area_km2"], "citation": self.citation,
                 "datasets": [self.provenance(url, accessed, station_id=site)],
                 "attributes": {k: props.get(k) for k in ("site_type", "county_name", "altitude", "vertical_datum",
-                                                         "hydrologic_unit_code") if k in props}}
+                                                         "hydrologic_unit_code", "time_zone_abbreviation") if k in props}}
 
-    def fetch_series(self, station_id: str, variable: str, *, start: Any = None, end: Any = None) -> pd.Series:
-        site = normalise_id(station_id)
-        if variable == "discharge":
-            lo = pd.Timestamp(start).date().isoformat() if start is not None else ".."
-            hi = pd.Timestamp(end).date().isoformat() if end is not None else ".."
-            feats, accessed, url = self._items("daily", {
-                "monitoring_location_id": f"USGS-{site}", "parameter_code": "00060", "statistic_id": "00003",
-                "time": f"{lo}/{hi}", "limit": self.page_limit}, what=f"daily discharge at USGS-{site}")
-            resolution = "daily"
+    # -- values
 
-            def when(p: dict[str, Any]) -> Any:
-                return p.get("time")
-        elif variable == "peak_discharge":
-            feats, accessed, url = self._items("peaks", {"monitoring_location_id": f"USGS-{site}", "parameter_code": "00060",
-                                                         "limit": self.page_limit}, what=f"annual peaks at USGS-{site}")
-            resolution = "annual"
-
-            def when(p: dict[str, Any]) -> Any:
-                wy = p.get("water_year")
-                return f"{int(wy)}-01-01" if wy not in (None, "") else None
-        else:
-            raise DataNotFoundError(f"usgs_live serves 'discharge' (daily) and 'peak_discharge' (annual), not {variable!r}",
-                                    argument="variable", value=variable)
-        if not feats:
-            raise DataNotFoundError(f"usgs_live: no {variable} at USGS-{site}"
-                                    + (f" between {start} and {end}" if start or end else ""),
-                                    argument="station_id", value=station_id)
-        dates, values, units, qualifiers, approval = [], [], set(), {}, {}
+    def _read(self, feats: list[dict[str, Any]], site: str, variable: str) -> dict[str, Any]:
+        """The features of this site and discharge, as parallel lists; others dropped and counted."""
+        out: dict[str, Any] = {"dates": [], "values": [], "status": [], "qualifiers": {}, "units": set(),
+                               "water_years": [], "dropped": {}}
         for f in feats:
             p = f.get("properties") or {}
-            t, v = when(p), p.get("value")
+            loc, code = p.get("monitoring_location_id"), p.get("parameter_code")
+            if loc not in (None, f"USGS-{site}"):
+                out["dropped"]["other location"] = out["dropped"].get("other location", 0) + 1
+                continue
+            if code not in (None, "00060"):
+                out["dropped"][f"parameter {code}"] = out["dropped"].get(f"parameter {code}", 0) + 1
+                continue
+            t, v = p.get("time"), p.get("value")
+            if variable == "peak_discharge" and p.get("water_year") not in (None, ""):
+                t = f"{int(p['water_year'])}-01-01"
             if t is None or v in (None, ""):
                 continue
             try:
                 x = float(v)
             except (TypeError, ValueError):
                 raise SourceError(f"usgs_live: {variable} at USGS-{site}: value {v!r} on {t} is not a number") from None
-            dates.append(pd.Timestamp(t).tz_localize(None) if pd.Timestamp(t).tzinfo else pd.Timestamp(t))
-            values.append(x)
-            units.add(_UNITS.get(p.get("unit_of_measure") or "ft^3/s", p.get("unit_of_measure")))
-            if p.get("qualifier"):
-                qualifiers[str(dates[-1].date())] = p["qualifier"]
-            if p.get("approval_status"):
-                approval[p["approval_status"]] = approval.get(p["approval_status"], 0) + 1
-        if len(units) > 1:
-            raise SourceError(f"usgs_live: {variable} at USGS-{site} mixes units {sorted(units)}")
-        s = pd.Series(np.asarray(values, float), index=pd.DatetimeIndex(dates)).sort_index()
+            day = pd.Timestamp(t)
+            day = day.tz_localize(None) if day.tzinfo else day
+            out["dates"].append(day)
+            out["values"].append(x)
+            out["status"].append(p.get("approval_status"))
+            out["units"].add(_UNITS.get(p.get("unit_of_measure") or "ft^3/s", p.get("unit_of_measure")))
+            if _qualifiers(p.get("qualifier")):
+                out["qualifiers"][str(day.date())] = _qualifiers(p.get("qualifier"))
+            if variable == "peak_discharge":
+                out["water_years"].append((int(p["water_year"]) if p.get("water_year") not in (None, "") else day.year,
+                                           str(p.get("time") or "")[:10], x, _qualifiers(p.get("qualifier"))))
+        if len(out["units"]) > 1:
+            raise SourceError(f"usgs_live: {variable} at USGS-{site} mixes units {sorted(out['units'])}")
+        return out
+
+    def fetch_series(self, station_id: str, variable: str, *, start: Any = None, end: Any = None) -> pd.Series:
+        site = normalise_id(station_id)
+        if variable == "discharge":
+            return self._daily(site, station_id, start, end)
+        if variable == "peak_discharge":
+            return self._peaks(site, station_id, start, end)
+        raise DataNotFoundError(f"usgs_live serves 'discharge' (daily) and 'peak_discharge' (annual), not {variable!r}",
+                                argument="variable", value=variable)
+
+    def _daily(self, site: str, station_id: str, start: Any, end: Any) -> pd.Series:
+        lo = pd.Timestamp(start).date().isoformat() if start is not None else ".."
+        hi = pd.Timestamp(end).date().isoformat() if end is not None else ".."
+        if self.engine == "dataretrieval":
+            from aquascope_core.data.live.usgs_dataretrieval import daily_features
+
+            self.http._check_enabled()
+            feats, accessed, url = daily_features(self.base_url, site, lo, hi)
+        else:
+            feats, accessed, url = self._items("daily", {
+                "monitoring_location_id": f"USGS-{site}", "parameter_code": "00060", "statistic_id": "00003",
+                "time": f"{lo}/{hi}", "limit": self.page_limit}, what=f"daily discharge at USGS-{site}")
+        got = self._read(feats, site, "discharge")
+        if not got["values"]:
+            raise DataNotFoundError(f"usgs_live: no discharge at USGS-{site}"
+                                    + (f" between {start} and {end}" if start or end else ""),
+                                    argument="station_id", value=station_id)
+        s = pd.Series(np.asarray(got["values"], float), index=pd.DatetimeIndex(got["dates"])).sort_index()
         if s.index.has_duplicates:
-            raise SourceError(f"usgs_live: {variable} at USGS-{site} repeats dates: "
+            raise SourceError(f"usgs_live: discharge at USGS-{site} repeats dates: "
                               + ", ".join(str(d.date()) for d in s.index[s.index.duplicated()][:5]))
-        unit = units.pop() if units else "ft3/s"
-        return finish_series(s, variable=variable, unit=unit, resolution=resolution, source=self.name, station_id=site,
-                             name=f"USGS {site}", provenance=self.provenance(url, accessed, station_id=site, variable=variable),
-                             start=start, end=end, note="values as published by USGS (provisional values included)",
-                             extra={"approval_status": approval, "qualifiers": dict(list(qualifiers.items())[:200])})
+        summary = approval_summary(got["dates"], got["status"])
+        prov = summary["provisional"]
+        note = "daily mean discharge as published by USGS"
+        if prov["n"]:
+            note += f"; {prov['n']} value(s) from {prov['first']} to {prov['last']} are provisional data, subject to revision"
+        return finish_series(s, variable="discharge", unit=(got["units"] or {"ft3/s"}).pop(), resolution="daily",
+                             source=self.name, station_id=site, name=f"USGS {site}",
+                             provenance=self.provenance(url, accessed, station_id=site, variable="discharge",
+                                                        engine=self.engine, provisional=prov["n"]),
+                             start=start, end=end, note=note,
+                             extra={**summary, "qualifiers": dict(list(got["qualifiers"].items())[:500]),
+                                    "dropped": got["dropped"]})
+
+    def _peaks(self, site: str, station_id: str, start: Any, end: Any) -> pd.Series:
+        from aquascope_core.data.peakfq_files import peak_series, read_peaks
+
+        feats, accessed, url = self._items("peaks", {"monitoring_location_id": f"USGS-{site}", "parameter_code": "00060",
+                                                     "limit": self.page_limit}, what=f"annual peaks at USGS-{site}")
+        got = self._read(feats, site, "peak_discharge")
+        fmt, unmapped = "ogcapi", sorted({q for *_, qs in got["water_years"] for q in qs})
+        if got["water_years"]:
+            record = {"site_no": site, "name": f"USGS {site}", "format": "ogcapi",
+                      "peaks": [{"water_year": wy, "date": d or None, "value": v, "codes": "", "line": i + 1}
+                                for i, (wy, d, v, _) in enumerate(sorted(got["water_years"]))]}
+        else:  # the collection holds no discharge peak here: the NWIS peak file
+            params = {"site_no": site, "agency_cd": "USGS", "format": "rdb"}
+            text, accessed = self.http.get_text(self.peak_file_url, params, what=f"NWIS peak file of {site}")
+            url, fmt, unmapped = self.peak_file_url, "rdb", []
+            if "#" not in text[:5] or "peak_va" not in text:
+                raise DataNotFoundError(f"usgs_live: no annual peaks at USGS-{site} (neither the peaks collection "
+                                        "nor the NWIS peak file holds any)", argument="station_id", value=station_id,
+                                        recovery="Upload the gauge's peak file (WATSTORE or RDB) if you have it.")
+            stations = [r for r in read_peaks(text) if r["site_no"] == site]
+            if not stations or not stations[0]["peaks"]:
+                raise DataNotFoundError(f"usgs_live: the NWIS peak file of {site} holds no peak", argument="station_id",
+                                        value=station_id)
+            record = stations[0]
+        prov = self.provenance(url, accessed, station_id=site, variable="peak_discharge", format=fmt)
+        s = peak_series(record, None, name=site, provenance=prov)
+        attrs = dict(s.attrs)
+        s = finish_series(s, variable="peak_discharge", unit="ft3/s", resolution="annual", source=self.name,
+                          station_id=site, name=record.get("name") or f"USGS {site}", provenance=prov, start=start,
+                          end=end, note=f"annual peaks as published by USGS ({fmt}); water years",
+                          extra={k: attrs[k] for k in ("historical_years", "perception_thresholds", "regional_skew",
+                                                        "regional_skew_sd", "peakfq")}
+                          | {"qualifiers": got["qualifiers"], "qualifiers_not_applied": unmapped,
+                             "dropped": got["dropped"], "peak_file": text if fmt == "rdb" else None})
+        return s

@@ -1,96 +1,132 @@
-"""USGS Water Data OGC API adapter against answers in the service's GeoJSON format."""
+"""USGS Water Data OGC API adapter on answers the service really sent (fixtures/README.md names each source)."""
 
 from __future__ import annotations
 
+import copy
+
+import httpx
 import pandas as pd
 import pytest
 
 from aquascope_core.data.live.usgs import UsgsLive
 from aquascope_core.errors import DataNotFoundError, SourceError
-from live_mock import Script, malformed, ok, status, timeout_error
+from conftest import recorded
+from live_mock import Script, malformed, ok, timeout_error
+
+RATE_LIMIT = {"error": {"code": "OVER_RATE_LIMIT", "message": recorded("usgs_429_rate_limit.txt").strip()}}
 
 
-def _daily(values, next_href=None):
-    feats = [{"type": "Feature", "id": f"d{i}", "geometry": {"type": "Point", "coordinates": [-74.9525, 41.106111]},
-              "properties": {"time_series_id": "ts1", "monitoring_location_id": "USGS-01440000", "parameter_code": "00060",
-                             "statistic_id": "00003", "time": t, "value": v, "unit_of_measure": "ft^3/s",
-                             "approval_status": "Approved", "qualifier": None}} for i, (t, v) in enumerate(values)]
-    links = [{"rel": "next", "href": next_href}] if next_href else []
-    return {"type": "FeatureCollection", "features": feats, "numberReturned": len(feats), "links": links}
+def test_daily_values_units_dates_and_provisional_status_per_value(make_source):
+    script = Script(ok(recorded("usgs_ogc_daily_05427718.json")))
+    s = make_source(UsgsLive, script).fetch_series("05427718", "discharge", start="2025-10-01", end="2026-09-30")
+    assert s.tolist() == [20.2, 27.1] and s.attrs["unit"] == "ft3/s"
+    # the service's days are the gauge's calendar days: no time zone, no shift
+    assert s.index.tolist() == [pd.Timestamp("2025-12-26"), pd.Timestamp("2026-03-19")] and s.index.tz is None
+    assert s.attrs["approval_status"] == {"Provisional": 2}
+    assert s.attrs["approval_runs"] == [["2025-12-26", "2026-03-19", "Provisional"]]
+    assert s.attrs["provisional"] == {"n": 2, "first": "2025-12-26", "last": "2026-03-19"}
+    assert "provisional data, subject to revision" in s.attrs["note"]
+    assert s.attrs["provenance"]["provisional"] == 2 and s.attrs["provenance"]["accessed"].endswith("Z")
+    q = script.requests[0].url
+    assert q.path == "/ogcapi/v0/collections/daily/items"
+    assert (q.params["monitoring_location_id"], q.params["parameter_code"], q.params["statistic_id"], q.params["time"],
+            q.params["f"]) == ("USGS-05427718", "00060", "00003", "2025-10-01/2026-09-30", "json")
 
 
-def _site(site, name, lon, lat, area):
-    return {"type": "Feature", "id": f"USGS-{site}", "geometry": {"type": "Point", "coordinates": [lon, lat]},
-            "properties": {"monitoring_location_number": site, "monitoring_location_name": name, "agency_code": "USGS",
-                           "state_name": "New Jersey", "hydrologic_unit_code": "020401040504", "drainage_area": area,
-                           "site_type": "Stream", "site_type_code": "ST"}}
+def test_paging_follows_the_recorded_next_cursor_and_drops_other_locations(make_source):
+    page1 = recorded("usgs_ogc_daily_page_with_next.json")
+    page2 = recorded("usgs_ogc_daily_05427718.json")
+    script = Script(ok(page1), ok(page2))
+    s = make_source(UsgsLive, script).fetch_series("05427718", "discharge")
+    assert len(script.requests) == 2
+    nxt = script.requests[1].url
+    assert nxt.params["cursor"] == "MDAwMDAwMGMtN2VmNC00N2U0LWE1NzctNjc3ZmU5NzNjZmIw" and nxt.params["limit"] == "2"
+    # page 1 of an unfiltered query holds two other gauges: they are dropped and counted, never mixed in
+    assert s.tolist() == [20.2, 27.1] and s.attrs["dropped"] == {"other location": 2}
+    assert script.requests[0].url.params["time"] == "../.."
 
 
-def test_daily_discharge_success_follows_pages(make_source):
-    page2 = "https://api.waterdata.usgs.gov/ogcapi/v0/collections/daily/items?offset=2"
-    script = Script(ok(_daily([("2020-01-01", "157"), ("2020-01-02", "160")], next_href=page2)),
-                    ok(_daily([("2020-01-04", "171")])))
-    src = make_source(UsgsLive, script)
-    s = src.fetch_series("01440000", "discharge", start="2020-01-01", end="2020-01-31")
-    assert s.tolist() == [157.0, 160.0, 171.0] and s.attrs["unit"] == "ft3/s"
-    assert s.attrs["gaps"]["n_missing"] == 1 and s.attrs["approval_status"] == {"Approved": 3}
-    q = script.requests[0].url.params
-    assert (q["monitoring_location_id"], q["parameter_code"], q["statistic_id"], q["time"]) == \
-        ("USGS-01440000", "00060", "00003", "2020-01-01/2020-01-31")
-    assert s.attrs["provenance"]["accessed"] and s.attrs["provenance"]["name"] == "usgs_live"
+def test_null_approval_status_is_kept_as_unknown(make_source):
+    body = copy.deepcopy(recorded("usgs_ogc_daily_page_with_next.json"))
+    body["links"] = []
+    s = make_source(UsgsLive, Script(ok(body))).fetch_series("02289019", "discharge")
+    assert s.tolist() == [489.0] and s.attrs["approval_status"] == {"unknown": 1} and s.attrs["provisional"]["n"] == 0
 
 
-def test_peaks_indexed_by_water_year(make_source):
-    feats = [{"type": "Feature", "properties": {"water_year": "1955", "time": "1955-08-19", "value": "14200",
-                                                "unit_of_measure": "ft^3/s", "qualifier": None}},
-             {"type": "Feature", "properties": {"water_year": "1956", "time": None, "value": "3210",
-                                                "unit_of_measure": "ft^3/s", "qualifier": "6"}}]
-    src = make_source(UsgsLive, Script(ok({"type": "FeatureCollection", "features": feats, "links": []})))
-    s = src.fetch_series("USGS-01440000", "peak_discharge")
-    assert s.index.tolist() == [pd.Timestamp("1955-01-01"), pd.Timestamp("1956-01-01")] and s.iloc[0] == 14200.0
-    assert s.attrs["resolution"] == "annual" and s.attrs["qualifiers"] == {"1956-01-01": "6"}
+def test_peaks_drop_gage_height_and_keep_the_qualifier_list(make_source):
+    script = Script(ok(recorded("usgs_ogc_peaks_02238500.json")))
+    s = make_source(UsgsLive, script).fetch_series("USGS-02238500", "peak_discharge")
+    assert s.tolist() == [1060.0] and s.index.tolist() == [pd.Timestamp("1954-01-01")]  # water year 1954
+    assert s.attrs["unit"] == "ft3/s" and s.attrs["resolution"] == "annual"
+    assert s.attrs["dropped"] == {"parameter 00065": 1}
+    assert s.attrs["qualifiers"] == {"1954-01-01": ["REGULATED"]} and s.attrs["qualifiers_not_applied"] == ["REGULATED"]
+    assert s.attrs["peakfq"]["format"] == "ogcapi" and script.requests[0].url.params["parameter_code"] == "00060"
 
 
-def test_stations_near_from_monitoring_locations(make_source):
-    body = {"type": "FeatureCollection", "links": [], "features": [
-        _site("01440000", "FLAT BROOK NEAR FLATBROOKVILLE, NJ", -74.9525, 41.106111, 64.0),
-        _site("01439500", "BUSH KILL AT SHOEMAKERS, PA", -75.0377, 41.0882, 117.0),
-        _site("01463500", "DELAWARE RIVER AT TRENTON NJ", -74.778, 40.2217, 6780.0)]}  # outside 50 km
+def test_peaks_fall_back_to_the_nwis_peak_file(make_source):
+    empty = {"type": "FeatureCollection", "features": [], "numberReturned": 0, "links": []}
+    rdb = recorded("nwis_peaks_01594440.rdb")
+    script = Script(ok(empty), httpx.Response(200, text=rdb, headers={"Content-Type": "text/plain"}))
+    s = make_source(UsgsLive, script).fetch_series("01594440", "peak_discharge")
+    assert len(s) == 20 and s.index[0] == pd.Timestamp("2000-01-01") and s.index[-1] == pd.Timestamp("2019-01-01")
+    assert s.loc["2012-01-01"] == 4900.0 and s.loc["2011-01-01"] == 16800.0  # 2011-12-08 is water year 2012
+    assert s.attrs["peakfq"]["format"] == "rdb" and s.attrs["provenance"]["format"] == "rdb"
+    q = script.requests[1].url
+    assert q.path == "/nwis/peak" and (q.params["site_no"], q.params["format"]) == ("01594440", "rdb")
+
+
+def test_stations_near_skips_wells_and_placeless_rows(make_source):
+    body = recorded("usgs_ogc_monitoring_locations_ct.json")
     script = Script(ok(body))
-    rows = make_source(UsgsLive, script).stations_near(41.10, -74.96)
-    assert [r["station_id"] for r in rows] == ["01440000", "01439500"]
-    assert rows[0]["distance_km"] == pytest.approx(0.93, abs=0.01) and rows[0]["area_km2"] == pytest.approx(165.8, abs=0.1)
-    assert all(v["offline"] is False and v["live"] == "usgs_live" for v in rows[0]["variables"])
-    assert script.requests[0].url.params["site_type_code"] == "ST" and "bbox" in script.requests[0].url.params
+    assert make_source(UsgsLive, script).stations_near(41.05, -73.5, radius_km=20) == []  # two wells (GW)
+    p = script.requests[0].url.params
+    assert p["site_type_code"] == "ST" and len(p["bbox"].split(",")) == 4
+
+
+def test_describe_station_from_a_recorded_feature(make_source):
+    feat = recorded("usgs_ogc_combined_metadata_05427718_feature.json")
+    d = make_source(UsgsLive, Script(ok(feat))).describe_station("05427718")
+    assert d["name"] == "YAHARA RIVER AT WINDSOR, WI" and d["state"] == "Wisconsin" and d["huc8"] == "07090002"
+    assert d["drainage_area_sqmi"] == 73.6 and d["area_km2"] == pytest.approx(190.6, abs=0.1)
+    assert d["attributes"]["time_zone_abbreviation"] == "CST" and d["datasets"][0]["accessed"]
 
 
 def test_empty_answer_is_data_not_found(make_source):
-    src = make_source(UsgsLive, Script(ok({"type": "FeatureCollection", "features": [], "links": []})))
-    with pytest.raises(DataNotFoundError, match="no discharge at USGS-01440000"):
-        src.fetch_series("01440000", "discharge", start="1800-01-01", end="1800-12-31")
-    assert src.stations_near(30.0, -40.0) == []
+    empty = {"type": "FeatureCollection", "features": [], "numberReturned": 0, "links": []}
+    with pytest.raises(DataNotFoundError, match="no discharge at USGS-05427718"):
+        make_source(UsgsLive, Script(ok(empty))).fetch_series("05427718", "discharge", start="1800-01-01", end="1800-12-31")
 
 
-def test_unknown_station_404(make_source):
-    src = make_source(UsgsLive, Script(status(404, {"code": "NotFound", "description": "not found"})))
-    with pytest.raises(DataNotFoundError, match="not found"):
-        src.describe_station("99999999")
-
-
-def test_500_then_success(make_source):
-    script = Script(status(500), ok(_site("01440000", "FLAT BROOK NEAR FLATBROOKVILLE, NJ", -74.9525, 41.106111, 64.0)))
+def test_429_with_retry_after_then_success(make_source):
+    script = Script(httpx.Response(429, json=RATE_LIMIT, headers={"Retry-After": "3"}),
+                    ok(recorded("usgs_ogc_daily_05427718.json")))
     src = make_source(UsgsLive, script)
-    d = src.describe_station("01440000")
-    assert d["name"] == "FLAT BROOK NEAR FLATBROOKVILLE, NJ" and d["huc8"] == "02040104" and len(script.requests) == 2
-    assert src.sleeps == [1.0]
+    assert src.fetch_series("05427718", "discharge").tolist() == [20.2, 27.1] and src.sleeps == [3.0]
 
 
-def test_timeout_and_malformed_json_raise_source_error(make_source):
+def test_persistent_429_says_what_the_service_said(make_source):
+    src = make_source(UsgsLive, Script(httpx.Response(429, json=RATE_LIMIT, headers={"Retry-After": "1"})), retries=1)
+    with pytest.raises(SourceError, match="OVER_RATE_LIMIT: You have exceeded your rate limit") as err:
+        src.fetch_series("05427718", "discharge")
+    assert "aquascope data" in err.value.recovery
+
+
+def test_5xx_then_success_timeout_and_malformed(make_source):
+    script = Script(httpx.Response(503, text=""), ok(recorded("usgs_ogc_daily_05427718.json")))
+    src = make_source(UsgsLive, script)
+    assert src.fetch_series("05427718", "discharge").tolist() == [20.2, 27.1] and src.sleeps == [1.0]
     with pytest.raises(SourceError, match="timed out"):
-        make_source(UsgsLive, Script(timeout_error()), retries=1).fetch_series("01440000", "discharge")
+        make_source(UsgsLive, Script(timeout_error()), retries=1, use_cache=False).fetch_series("05427718", "discharge")
     with pytest.raises(SourceError, match="malformed JSON"):
-        make_source(UsgsLive, Script(malformed())).fetch_series("01440000", "peak_discharge")
-    with pytest.raises(SourceError, match="not a GeoJSON FeatureCollection"):
-        make_source(UsgsLive, Script(ok({"features": "nope"}))).fetch_series("01440000", "discharge")
+        make_source(UsgsLive, Script(malformed()), use_cache=False).fetch_series("05427718", "peak_discharge")
+    bad = copy.deepcopy(recorded("usgs_ogc_daily_05427718.json"))
+    bad["features"][0]["properties"]["value"] = "Ice"
     with pytest.raises(SourceError, match="not a number"):
-        make_source(UsgsLive, Script(ok(_daily([("2020-01-01", "Ice")])))).fetch_series("01440000", "discharge")
+        make_source(UsgsLive, Script(ok(bad)), use_cache=False).fetch_series("05427718", "discharge")
+
+
+def test_base_url_from_the_environment(monkeypatch, make_source):
+    monkeypatch.setenv("AQUASCOPE_USGS_URL", "http://127.0.0.1:9/ogcapi/v0")
+    script = Script(ok(recorded("usgs_ogc_daily_05427718.json")))
+    make_source(UsgsLive, script).fetch_series("05427718", "discharge")
+    assert str(script.requests[0].url).startswith("http://127.0.0.1:9/ogcapi/v0/collections/daily/items?")
