@@ -76,6 +76,8 @@ class _OpenMeteoPoint(LiveSource):
         params = {"latitude": f"{lat:.4f}", "longitude": f"{lon:.4f}", "start_date": lo.date().isoformat(),
                   "end_date": hi.date().isoformat(), "daily": service_name, "timezone": "GMT", **self.extra_params}
         def check(b: Any) -> tuple[list[Any], list[Any], Any]:
+            if isinstance(b, list):  # the service answers a list when it was given several points: ours is first
+                b = b[0] if b else {}
             try:
                 daily = b["daily"]
                 times, values = daily["time"], daily[service_name]
@@ -91,6 +93,7 @@ class _OpenMeteoPoint(LiveSource):
         body, accessed = self.http.get_json(self.base_url, params, what=f"daily {service_name} at {lat:.4f}, {lon:.4f}",
                                             check=check)
         times, values, _ = check(body)
+        body = body[0] if isinstance(body, list) else body
         s = pd.Series(np.array([np.nan if v is None else float(v) for v in values]), index=pd.DatetimeIndex(times))
         if s.dropna().empty:
             raise DataNotFoundError(f"{self.name}: no {variable} at {lat:.4f}, {lon:.4f} between {lo.date()} and {hi.date()}",

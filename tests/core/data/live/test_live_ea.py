@@ -1,4 +1,4 @@
-"""Environment Agency hydrology adapter against answers in the API's JSON format."""
+"""Environment Agency hydrology adapter. No recorded answer of this API was found (fixtures/README.md): these shapes follow its reference documentation and do not count as recorded."""
 
 from __future__ import annotations
 

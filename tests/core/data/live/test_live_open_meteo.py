@@ -1,4 +1,4 @@
-"""Open-Meteo ERA5 archive and GloFAS flood adapters against answers in the API's JSON format."""
+"""Open-Meteo ERA5 archive and GloFAS flood adapters: recorded flood API answers (end of file) and shapes from the docs."""
 
 from __future__ import annotations
 
@@ -77,3 +77,39 @@ def test_timeout_and_malformed_json(make_source):
     with pytest.raises(SourceError, match="differ in length"):
         make_source(OpenMeteoEra5Live, Script(ok(_answer("precipitation_sum", "mm", ["2020-01-01"], [1.0, 2.0])))
                     ).fetch_series("41.1,-74.96", "precipitation", start="2020-01-01", end="2020-01-01")
+
+
+# --- recorded answers (fixtures/README.md): the flood API's two-point answer and its 400 body
+
+def test_glofas_recorded_answer_values_unit_and_grid_cell(make_source):
+    from conftest import recorded
+
+    script = Script(ok(recorded("open_meteo_flood_two_locations.json")))
+    s = make_source(GlofasLive, script).fetch_series("glofas:27.6750,68.8750", "discharge", start="2026-10-08",
+                                                    end="2026-10-14")
+    assert s.tolist() == [3482.37, 3410.93, 3317.94, 3257.37, 3212.66, 3175.87, 3175.87]
+    assert s.attrs["unit"] == "m3/s" and s.index[0] == __import__("pandas").Timestamp("2026-10-08")
+    assert (s.attrs["grid_lat"], s.attrs["grid_lon"]) == (27.675003, 68.875015)  # the snapped cell, not the point
+    p = script.requests[0].url.params
+    assert (p["daily"], p["timezone"]) == ("river_discharge", "GMT")
+
+
+def test_recorded_400_body_is_the_message(make_source):
+    from conftest import recorded
+
+    body = recorded("open_meteo_400_invalid_variable.json")
+    with pytest.raises(SourceError, match="Cannot initialize WeatherVariable from invalid String value river_discharge"):
+        make_source(GlofasLive, Script(status(400, body))).fetch_series("27.675,68.875", "discharge",
+                                                                       start="2026-10-08", end="2026-10-09")
+
+
+def test_era5_reads_the_same_envelope_and_refuses_a_wrong_unit(make_source):
+    """No recorded archive answer was found (README): the flood API's recorded envelope, renamed, is read the same."""
+    from conftest import recorded
+
+    body = recorded("open_meteo_flood_two_locations.json")[0]
+    body["daily_units"] = {"time": "iso8601", "precipitation_sum": body["daily_units"]["river_discharge"]}
+    body["daily"] = {"time": body["daily"]["time"], "precipitation_sum": body["daily"]["river_discharge"]}
+    with pytest.raises(SourceError, match="came in 'm³/s', expected mm/d"):
+        make_source(OpenMeteoEra5Live, Script(ok(body))).fetch_series("27.675,68.875", "precipitation",
+                                                                      start="2026-10-08", end="2026-10-14")
