@@ -53,30 +53,47 @@ def _usable(var: Mapping[str, Any], live: bool) -> bool:
 def _stations(lat: float, lon: float, radius_km: float, *, live: bool, extra: Sequence[Any] = (),
               live_options: Mapping[str, Mapping[str, Any]] | None = None, notes: list[str]) -> list[dict[str, Any]]:
     from aquascope_core.data import catalogue
+    from aquascope_core.data.held import held_sources
 
     rows = list(catalogue().stations_near(lat, lon, radius_km=radius_km, limit=25))
-    if live:
-        rows.extend(_live_rows(lat, lon, radius_km, live_options or {}, notes))
+    live_rows = _live_rows(lat, lon, radius_km, live_options or {}, notes) if live else []
+    held = [r for src in held_sources().values() for r in src.stations_near(lat, lon, radius_km=radius_km, limit=25)]
+    kept = {(r["source"], r["station_id"]) for r in held}
+    rows.extend(held)
+    rows.extend(r for r in live_rows if (r.get("source"), r.get("station_id")) not in kept)
     for src in extra:
         rows.extend(src.stations_near(lat, lon, radius_km=radius_km, limit=25))
-    # the user's data at the site first, then nearest first; at equal distance the offline record first
+
+    def rank(r: Mapping[str, Any]) -> int:  # at equal distance: a record held locally, the catalogue's, a live row
+        return 0 if r.get("held") else 2 if r.get("source", "").endswith(_LIVE_SUFFIXES) else 1
+
+    # the user's data at the site first, then nearest first
     rows.sort(key=lambda r: (r.get("source") != "upload", r.get("distance_km") is None, r.get("distance_km") or 0.0,
-                             r.get("source", "").endswith(("_live", "_hydrology", "_era5", "glofas"))))
+                             rank(r)))
     for r in rows:
         for v in r.get("variables", []):
             v["usable"] = _usable(v, live)
     return rows
 
 
+_LIVE_SUFFIXES = ("_live", "_hydrology", "_era5", "glofas")
+
+
 def _live_rows(lat: float, lon: float, radius_km: float, options: Mapping[str, Mapping[str, Any]],
                notes: list[str]) -> list[dict[str, Any]]:
-    """Stations of the live sources near the point; a source that fails is noted and the study goes on."""
+    """Stations of the live sources near the point; a source that fails is noted and the study goes on.
+
+    A live gauge's records have no known span until they are read, so the records of the nearest USGS stream
+    gauge are fetched into the local store (:func:`aquascope_core.data.fetch.fetch_gauge`) and the study reads
+    them from there, as it would after ``aquascope fetch``.
+    """
     from aquascope_core.data import get_source
-    from aquascope_core.data.live import LIVE_SOURCES
+    from aquascope_core.data.fetch import fetch_gauge
+    from aquascope_core.data.live import enabled_live_sources
     from aquascope_core.errors import AquascopeError
 
     rows: list[dict[str, Any]] = []
-    for name in LIVE_SOURCES:
+    for name in enabled_live_sources():
         try:
             src = get_source(name, live=True, **dict(options.get(name) or {}))
             got = src.stations_near(lat, lon, radius_km=radius_km, limit=10)
@@ -86,6 +103,12 @@ def _live_rows(lat: float, lon: float, radius_km: float, options: Mapping[str, M
         for r in got:
             for v in r.get("variables", []):
                 v["live"] = True
+        if name == "usgs_live" and got:
+            try:
+                fetch_gauge(lat, lon, station=got[0]["station_id"], what=("daily", "peaks"), source=name,
+                            **dict(options.get(name) or {}))
+            except AquascopeError as exc:
+                notes.append(f"The records of {got[0]['name']} could not be fetched ({exc.message}).")
         rows.extend(got)
     return rows
 
@@ -230,7 +253,11 @@ def assess_site(lat: float, lon: float, *, radius_km: float = 50.0, problem: str
 def _notes(stations: Sequence[Mapping[str, Any]], ctx: Mapping[str, Any], radius: float, live: bool) -> list[str]:
     notes = []
     if not live:
-        notes.append("Live sources are off: only the embedded catalogue was searched.")
+        if any(s.get("held") for s in stations):
+            notes.append("Live sources are off: the embedded catalogue and the records held locally (fetched earlier "
+                         "from the services) were searched.")
+        else:
+            notes.append("Live sources are off: only the embedded catalogue was searched.")
     uploads = [s for s in stations if s.get("source") == "upload"]
     if uploads:
         notes.append("The user's data: " + ", ".join(f"{s['name']} ("

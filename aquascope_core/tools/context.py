@@ -90,7 +90,19 @@ class DataContext:
         from aquascope_core.data.live import LIVE_SOURCES
 
         if name in LIVE_SOURCES:
-            return get_source(name, live=self.live, **self.live_options.get(name, {}))
+            from aquascope_core.data.held import HeldSource, held_sources
+
+            from aquascope_core.errors import SourceError
+
+            try:
+                live = get_source(name, live=True, **self.live_options.get(name, {})) if self.live else None
+            except SourceError:
+                if name not in held_sources():
+                    raise
+                live = None
+            if name in held_sources():  # a record fetched once is read from the local store, live or not
+                return HeldSource(name, fallback=live)
+            return live if live is not None else get_source(name, live=False)
         try:
             return get_source(name)
         except InputError:

@@ -22,9 +22,25 @@ from typing import Any
 from aquascope_core.data.live.http import LIVE_ENV, live_enabled
 from aquascope_core.errors import SourceError
 
-__all__ = ["LIVE_SOURCES", "LIVE_ENV", "live_enabled", "live_source"]
+__all__ = ["LIVE_SOURCES", "LIVE_ENV", "SOURCES_ENV", "live_enabled", "live_source", "enabled_live_sources"]
 
 LIVE_SOURCES: tuple[str, ...] = ("usgs_live", "ea_hydrology", "open_meteo_era5", "glofas")
+SOURCES_ENV = "AQUASCOPE_LIVE_SOURCES"
+
+
+def enabled_live_sources() -> tuple[str, ...]:
+    """The live sources a study asks: all of :data:`LIVE_SOURCES`, or those ``AQUASCOPE_LIVE_SOURCES`` lists
+    (comma-separated, e.g. ``usgs_live``)."""
+    import os
+
+    text = os.environ.get(SOURCES_ENV, "").strip()
+    if not text:
+        return LIVE_SOURCES
+    names = tuple(n.strip() for n in text.split(",") if n.strip())
+    bad = [n for n in names if n not in LIVE_SOURCES]
+    if bad:
+        raise SourceError(f"{SOURCES_ENV} names unknown live source(s) {', '.join(bad)}; known: {', '.join(LIVE_SOURCES)}")
+    return names
 
 
 def live_source(name: str, *, live: bool = False, **options: Any):
