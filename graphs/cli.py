@@ -10,6 +10,11 @@
     aquascope mcp [--checkpoints URL]                   # the MCP server over stdio
     aquascope export STUDY_ID --out DIR [--format md,html,docx,xlsx,ipynb,zip]   # its files again, from the checkpoint
     aquascope gym bench --agent tree|team|ask           # the benchmark (graphs/gym.py)
+    AQUASCOPE_LIVE=1 aquascope fetch --lat 38.96 --lon -76.69 [--station ID] [--what daily,peaks]
+    aquascope data                                      # the records held locally (graphs/cli_data.py)
+
+Live data needs both switches: the caller's (--live, or the fetch command itself) and the environment's
+(AQUASCOPE_LIVE=1, which an operator leaves unset to keep every study offline).
 
 Exit codes: 0 done (or waiting for you), 2 bad input, 3 declined, 1 an unexpected failure.
 Start-up stays light: the engine, the roles and langgraph are imported only by the command that needs them.
@@ -419,7 +424,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--data", action="append", metavar="FILE",
                    help="a CSV or XLSX table of your own data at the site (repeatable); kept verbatim in the study")
     _add_model_arguments(s)
-    s.add_argument("--live", action="store_true", help="allow live data sources (also needs AQUASCOPE_LIVE=1)")
+    s.add_argument("--live", action="store_true", help="allow live data sources (also needs AQUASCOPE_LIVE=1); the nearest USGS gauge's records are fetched into the local store, as aquascope fetch does")
     s.add_argument("--checkpoints", help="checkpointer URL (default sqlite:///$AQUASCOPE_HOME/checkpoints.sqlite)")
     s.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
     s.add_argument("--sensitivity", action="store_true",
@@ -478,6 +483,9 @@ def build_parser() -> argparse.ArgumentParser:
     from graphs.gym import add_parser as add_gym_parser
 
     add_gym_parser(sub)  # aquascope gym bench | compare | board | tasks
+    from graphs.cli_data import add_parsers as add_data_parsers
+
+    add_data_parsers(sub)  # aquascope fetch | data
     return p
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any, Iterable, Mapping
 
-__all__ = ["split_citations", "cite_key", "is_whole", "references"]
+__all__ = ["split_citations", "cite_key", "is_whole", "references", "retrieval_note"]
 
 _YEAR = re.compile(r"\b(1[6-9]\d{2}|20\d{2})[a-z]?\b")
 _SPLIT = re.compile(r";\s+|\s+\|\s+")
@@ -86,5 +86,16 @@ def references(plan: Mapping[str, Any], results: Mapping[str, Mapping[str, Any]]
         for src in ((r.get("payload") or {}).get("meta") or {}).get("sources", []):
             if src.get("name") in ("aquascope", "upload"):
                 continue  # the engine itself, and the user's own tables (listed under Site and data)
-            add(split_citations(str(src.get("citation") or src.get("dataset") or src.get("name") or "")))
+            works = split_citations(str(src.get("citation") or src.get("dataset") or src.get("name") or ""))
+            if works and src.get("offline") is False:  # a service's answer: when it was retrieved, and its status
+                works[-1] = works[-1].rstrip(".") + retrieval_note(src)
+            add(works)
     return refs
+
+
+def retrieval_note(src: Mapping[str, Any]) -> str:
+    """``", retrieved 2026-12-01; includes provisional data, subject to revision."`` for a live source's row."""
+    out = f", retrieved {str(src['accessed'])[:10]}" if src.get("accessed") else ""
+    if src.get("provisional"):
+        out += "; includes provisional data, subject to revision"
+    return out + "."
