@@ -71,8 +71,11 @@ def _stations(lat: float, lon: float, radius_km: float, *, live: bool, extra: Se
     rows.sort(key=lambda r: (r.get("source") != "upload", r.get("distance_km") is None, r.get("distance_km") or 0.0,
                              rank(r)))
     for r in rows:
+        # a record the catalogue lists but does not hold counts only once fetched (then it is held): in live mode
+        # the nearest gauge's are; the live sources' own rows count in live mode
+        from_live = rank(r) == 2
         for v in r.get("variables", []):
-            v["usable"] = _usable(v, live)
+            v["usable"] = _usable(v, live and from_live)
     return rows
 
 

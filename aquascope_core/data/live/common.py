@@ -38,9 +38,10 @@ class LiveSource(Source):
         self.http = LiveHttp(self.name, live=live, client=client, transport=transport, timeout=timeout,
                              retries=retries, backoff_s=backoff_s, cache_dir=cache_dir, use_cache=use_cache, **extra)
 
-    def provenance(self, url: str, accessed: str, **extra: Any) -> dict[str, Any]:
-        return source_row(self.name, url=url, dataset=self.title, citation=self.citation, accessed=accessed,
-                          licence=self.licence, offline=False, **extra)
+    def provenance(self, url: str, accessed: str, *, citation: str | None = None, dataset: str | None = None,
+                   **extra: Any) -> dict[str, Any]:
+        return source_row(self.name, url=url, dataset=dataset or self.title, citation=citation or self.citation,
+                          accessed=accessed, licence=self.licence, offline=False, **extra)
 
 
 def point_id(prefix: str, lat: float, lon: float) -> str:

@@ -293,7 +293,10 @@ class UsgsLive(LiveSource):
                 raise DataNotFoundError(f"usgs_live: the NWIS peak file of {site} holds no peak", argument="station_id",
                                         value=station_id)
             record = stations[0]
-        prov = self.provenance(url, accessed, station_id=site, variable="peak_discharge", format=fmt)
+        nwis = {"citation": "U.S. Geological Survey, National Water Information System, annual peak streamflow "
+                            "(peak file, RDB), https://nwis.waterdata.usgs.gov/nwis/peak (U.S. public domain).",
+                "dataset": "USGS NWIS annual peak streamflow (RDB peak file)"} if fmt == "rdb" else {}
+        prov = self.provenance(url, accessed, station_id=site, variable="peak_discharge", format=fmt, **nwis)
         s = peak_series(record, None, name=site, provenance=prov)
         attrs = dict(s.attrs)
         s = finish_series(s, variable="peak_discharge", unit="ft3/s", resolution="annual", source=self.name,
