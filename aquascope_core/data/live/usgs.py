@@ -264,7 +264,10 @@ class UsgsLive(LiveSource):
         return finish_series(s, variable="discharge", unit=(got["units"] or {"ft3/s"}).pop(), resolution="daily",
                              source=self.name, station_id=site, name=f"USGS {site}",
                              provenance=self.provenance(url, accessed, station_id=site, variable="discharge",
-                                                        engine=self.engine, provisional=prov["n"]),
+                                                        engine=self.engine, provisional=prov["n"],
+                                                        **({"status": f"{prov['n']} value(s) from {prov['first']} to "
+                                                            f"{prov['last']}: provisional data, subject to revision"}
+                                                           if prov["n"] else {})),
                              start=start, end=end, note=note,
                              extra={**summary, "qualifiers": dict(list(got["qualifiers"].items())[:500]),
                                     "dropped": got["dropped"]})
