@@ -1,0 +1,85 @@
+"""The adapter's own client and the USGS's `dataretrieval` (1.4) read the same recorded answers the same way.
+
+Both engines ask a real HTTP server on 127.0.0.1 that answers the recorded `daily` pages (fixtures/README.md):
+the paged envelope with its `next` cursor, then the page of USGS-05427718 with its two provisional values."""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+
+from aquascope_core.data.live.usgs import UsgsLive
+from conftest import FIXTURES
+
+pytest.importorskip("dataretrieval.waterdata")
+pytestmark = [pytest.mark.server]
+
+
+@pytest.fixture
+def recorded_service():
+    seen: list[str] = []
+    first = json.loads((FIXTURES / "usgs_ogc_daily_page_with_next.json").read_text())
+    second = (FIXTURES / "usgs_ogc_daily_05427718.json").read_text()
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *a):
+            pass
+
+        def do_GET(self):  # noqa: N802
+            seen.append(self.path)
+            u = urlparse(self.path)
+            q = parse_qs(u.query)
+            if u.path != "/ogcapi/v0/collections/daily/items":
+                body, code = b"", 404
+            elif "cursor" in q:
+                body, code = second.encode(), 200
+            else:  # the recorded first page, its next link pointed here (cursor kept as sent)
+                page = json.loads(json.dumps(first))
+                for link in page["links"]:
+                    link["href"] = link["href"].replace("https://api.waterdata.usgs.gov", root)
+                body, code = json.dumps(page).encode(), 200
+            self.send_response(code)
+            self.send_header("Content-Type", "application/geo+json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    root = f"http://127.0.0.1:{server.server_address[1]}"
+    t = threading.Thread(target=server.serve_forever, daemon=True)
+    t.start()
+    try:
+        yield root, seen
+    finally:
+        server.shutdown()
+        server.server_close()
+        t.join(timeout=5)
+
+
+def test_both_engines_read_the_recorded_pages_alike(recorded_service, live_env, tmp_path):
+    root, seen = recorded_service
+    out = {}
+    for engine in ("aquascope", "dataretrieval"):
+        src = UsgsLive(live=True, engine=engine, base_url=f"{root}/ogcapi/v0", cache_dir=tmp_path / engine, retries=0)
+        out[engine] = src.fetch_series("05427718", "discharge", start="2025-10-01", end="2026-09-30")
+    ours, theirs = out["aquascope"], out["dataretrieval"]
+    assert ours.tolist() == theirs.tolist() == [20.2, 27.1]
+    assert list(ours.index) == list(theirs.index)
+    for key in ("unit", "approval_status", "approval_runs", "provisional", "dropped"):
+        assert ours.attrs[key] == theirs.attrs[key], key
+    assert theirs.attrs["provenance"]["engine"] == "dataretrieval" and ours.attrs["provisional"]["n"] == 2
+    # both followed the recorded next link with its cursor
+    assert sum("cursor=MDAwMDAwMGMtN2VmNC00N2U0LWE1NzctNjc3ZmU5NzNjZmIw" in p for p in seen) == 2
+
+
+def test_the_opt_in_holds_for_the_dataretrieval_engine_too(monkeypatch, tmp_path):
+    monkeypatch.delenv("AQUASCOPE_LIVE", raising=False)
+    src = UsgsLive(live=True, engine="dataretrieval", base_url="http://127.0.0.1:9/ogcapi/v0", cache_dir=tmp_path)
+    from aquascope_core.errors import SourceError
+
+    with pytest.raises(SourceError, match="AQUASCOPE_LIVE=1"):
+        src.fetch_series("05427718", "discharge")
