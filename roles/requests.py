@@ -46,10 +46,15 @@ def _largest_supported_return_period(scope: Mapping[str, Any]) -> dict[str, Any]
     return {"return_period": int(math.floor(float(cap)))}
 
 
-_RECORD = "a discharge record for the site or a gauge near it (daily flows or annual peaks; CSV or XLSX)"
+# how a gauge's record reaches a study: fetched once from the service, or uploaded (the peak file as USGS writes it)
+BRING_PEAKS = ("`aquascope fetch --lat .. --lon .. --what peaks` online, or upload the USGS peak file "
+               "(WATSTORE or RDB)")
+_RECORD = ("a discharge record for the site or a gauge near it (daily flows or annual peaks: `aquascope fetch --lat .. "
+           "--lon .. --what daily,peaks` online, or upload a CSV or XLSX, or the USGS peak file, WATSTORE or RDB)")
 RULES: dict[str, list[Rule]] = {
     "flood_risk": [
-        Rule(r"lies beyond", "a longer flood record: annual peaks, or historical floods before the gauge",
+        Rule(r"lies beyond", "a longer flood record: the gauge's annual peaks (" + BRING_PEAKS + "), or historical "
+             "floods before the gauge",
              "the return period asked for could be estimated from the record",
              continue_without=_largest_supported_return_period, grade_without="B",
              without="estimate the largest return period the record supports instead"),

@@ -198,12 +198,20 @@ def annotate(decision: dict[str, Any], brief: Mapping[str, Any], study: Mapping[
             facts["needed_end"] = needed["end_year"]
             answer += (f" The catalogue lists {word} for {needed['name']}"
                        + (f" ({n:g} values)" if isinstance(n, (int, float)) else "")
-                       + f" up to {needed['end_year']}, not held offline: that record is the one to bring.")
+                       + f" up to {needed['end_year']}, not held offline: that record is the one to bring"
+                       + (_bring_peaks((plan.get("station") or {}).get("station_id")) if "peak" in needed["variable"]
+                          else "."))
     answer = _site_notes(answer, decision, run, inventory, facts)
     decision["answer"] = answer
     decision["time_notes"] = notes
     decision["record"] = facts
     return decision
+
+
+def _bring_peaks(station_id: Any) -> str:
+    """How the gauge's annual peaks reach a study: fetched once online, or the USGS peak file uploaded."""
+    return (f" (`aquascope fetch --lat .. --lon .. --station {station_id} --what peaks` online, or upload the USGS "
+            "peak file, WATSTORE or RDB).")
 
 
 # a gauge this close to the site is "at or very near" it
