@@ -86,3 +86,15 @@ def test_drought_study_live_from_paged_daily_values_marks_provisional_data(stand
     assert '"usgs_live"' in used and "provisional data, subject to revision" in used
     assert any("retrieved " in x and "includes provisional data, subject to revision" in x
                for x in r.report["references"])
+
+
+def test_the_same_peak_file_uploaded_offline_gives_the_same_flood(tmp_path, monkeypatch):
+    """The other path the reports name: the USGS peak file (here the recorded RDB answer) uploaded, no network."""
+    from conftest import FIXTURES
+    from graphs.solve import solve
+
+    _network_off(monkeypatch)
+    r = solve(FLOOD, lat=PATUXENT[0], lon=PATUXENT[1], tables={"01594440.rdb": FIXTURES / "nwis_peaks_01594440.rdb"},
+              artifact_root=str(tmp_path / "a"))
+    assert not r.declined and r.study.plan["branch"] == "bulletin17c"
+    assert "19,700 ft3/s" in r.answer and "20 systematic peaks (2000 to 2019)" in r.answer
