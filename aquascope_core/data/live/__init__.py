@@ -8,7 +8,11 @@ Live mode is OFF unless both hold:
 With either missing, every request raises :class:`~aquascope_core.errors.SourceError` before a socket
 is opened (and the on-disk cache is not read either). A failed request raises ``SourceError`` saying
 what failed (``DataNotFoundError`` when the service answers that the station or the data is not there);
-callers decide whether to go on with the embedded catalogue.
+callers decide whether to go on with the embedded catalogue. ``AQUASCOPE_LIVE_SOURCES`` (comma-separated)
+narrows the sources a study asks.
+
+Records fetched once (``aquascope fetch``, :func:`aquascope_core.data.fetch.fetch_gauge`) are held under
+``$AQUASCOPE_HOME/data`` and read offline afterwards (:mod:`aquascope_core.data.held`).
 
 Every adapter takes ``client=`` (an ``httpx.Client``) or ``transport=`` so tests can use
 ``httpx.MockTransport``; answers are cached under ``$AQUASCOPE_HOME/cache/<source>/`` (default
