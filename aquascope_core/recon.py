@@ -261,6 +261,15 @@ def _notes(stations: Sequence[Mapping[str, Any]], ctx: Mapping[str, Any], radius
                          "from the services) were searched.")
         else:
             notes.append("Live sources are off: only the embedded catalogue was searched.")
+    for st in stations:
+        for v in st.get("variables", []) if st.get("held") else []:
+            if v.get("usable") and v.get("fetched"):
+                p = v.get("provisional") or {}
+                notes.append(f"The {v['resolution']} {v['variable'].replace('_', ' ')} record of {st.get('name')} "
+                             f"({st.get('source')} {st.get('station_id')}) was retrieved from the service on "
+                             f"{str(v['fetched'])[:10]} and is held locally"
+                             + (f"; {p['n']} of its values ({p['first']} to {p['last']}) are provisional data, subject "
+                                "to revision." if p.get("n") else "."))
     uploads = [s for s in stations if s.get("source") == "upload"]
     if uploads:
         notes.append("The user's data: " + ", ".join(f"{s['name']} ("

@@ -119,8 +119,12 @@ class HeldSource(Source):
             n_prov = (a.get("provisional") or {}).get("n") or 0
             note = (f"fetched from {prov.get('dataset') or self.name} on {fetched}, held locally"
                     + (f"; {n_prov} provisional value(s), subject to revision" if n_prov else ""))
-            out.append(variable_entry(a["variable"], a["unit"], a["resolution"], source=self.name, offline=True,
-                                      live=self.name, note=note, **record_summary(s, a["resolution"])))
+            entry = variable_entry(a["variable"], a["unit"], a["resolution"], source=self.name, offline=True,
+                                   live=self.name, note=note, **record_summary(s, a["resolution"]))
+            entry["fetched"] = prov.get("accessed")
+            if n_prov:
+                entry["provisional"] = dict(a["provisional"])
+            out.append(entry)
         return out
 
     def _row(self, entry: dict[str, Any], distance_km: float | None) -> dict[str, Any]:

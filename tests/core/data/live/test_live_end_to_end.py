@@ -86,6 +86,10 @@ def test_drought_study_live_from_paged_daily_values_marks_provisional_data(stand
     assert '"usgs_live"' in used and "provisional data, subject to revision" in used
     assert any("retrieved " in x and "includes provisional data, subject to revision" in x
                for x in r.report["references"])
+    site = next(s for s in r.report["sections"] if s["id"] == "site_data")["text"]
+    assert re.search(r"record of FLAT BROOK NEAR FLATBROOKVILLE NJ \(usgs_live 01440000\) was retrieved from the service "
+                     r"on \d{4}-\d\d-\d\d and is held locally; 365 of its values \(2024-05-06 to 2025-05-05\) are "
+                     r"provisional data, subject to revision", site), site
 
 
 def test_the_same_peak_file_uploaded_offline_gives_the_same_flood(tmp_path, monkeypatch):
