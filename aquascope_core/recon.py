@@ -10,9 +10,10 @@
     sufficiency: sufficiency_table(context, problem), each row with the station it would use
     notes:       sentences for the report ("live sources are off", "the catalogue lists ... ")
 
-Spans come from the catalogue only (no agency fetch); stations are found by position, never by
-name. A variable counts at the site only when its data can be read now: held offline, or from a
-live source the caller switched on.
+Spans come from the catalogue and the records held locally (``aquascope fetch``; in live mode the
+nearest USGS gauge's records are fetched into that store first); stations are found by position,
+never by name. A variable counts at the site only when its data can be read now: held offline (embedded
+or fetched earlier), or from a live source's own row when the caller switched live mode on.
 """
 
 from __future__ import annotations

@@ -1,4 +1,9 @@
-"""Scripted httpx.MockTransport answers for the live-adapter tests."""
+"""Scripted httpx.MockTransport answers for the live-adapter tests: the transport, not the services' shapes.
+
+What a service answers comes from ``fixtures/`` (answers it really sent, sources in fixtures/README.md);
+``status()``'s default body is a placeholder for the HTTP layer's own tests (test_live_http.py) and for the
+Environment Agency, whose answers were not found recorded.
+"""
 
 from __future__ import annotations
 
