@@ -261,6 +261,8 @@ def flow_in_text(text: str) -> dict[str, Any] | None:
     if not flows:
         return None
     q = flows[0]
+    num = re.match(r"[-−]?[\d.,]+", q["stated"])
+    q = {**q, "stated": f"{num.group(0) if num else q['value']:} {'acre-ft' if q['unit'] == 'acre-ft/year' else q['unit']}"}
     keep = {"m3/s", "l/s", "Ml/d", "hm3/year"}
     to = q["unit"] if q["unit"] in keep else {"mgd": "Ml/d", "acre-ft/year": "hm3/year"}.get(q["unit"], "m3/s")
     if to == q["unit"]:
