@@ -13,7 +13,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "tests" / "roles" / "cases" / "uploads"
-FULDA = ROOT / "tests" / "reference" / "spotpy_fulda_daily_1983.csv"
+# the Fulda catchment (Hesse) 1979-1988, the example data of SPOTPY (PyPI spotpy 1.6.7, MIT), as the shared data
+# folder holds it (tests/reference/spotpy_fulda_daily_1983.csv is its 1983 slice)
+FULDA = Path("/work/shared/data/spotpy_hesse/fulda_daily_1979_1988.csv")
 SCHWINGBACH = ROOT / "tests" / "reference" / "spotpy_schwingbach_site24_daily_gwhead_2014_2016.csv.gz"
 FLAT_BROOK = ROOT / "tests" / "reference" / "usgs_01440000_flat_brook_daily_1990_2020_m3s.csv.gz"
 LEAF = ROOT / "tests" / "reference" / "holmes_leaf_river_daily_1957_1987.csv.gz"
@@ -45,12 +47,14 @@ def main() -> None:
     sw = _rows(SCHWINGBACH)
     _write("schwingbach_gw_de.csv", [["Datum", "NS", "TM", "Grundwasserstand"], ["", "mm", "°C", "m NHN"]],
            [[_dmy(r["time"]), _comma(r["rain_mm"]), _comma(r["tmean_c"]), _comma(r["gwhead_m"])] for r in sw])
-    # Fulda 1983: Prec/Tmax/Tmin under a legend row and a units row
+    # Fulda 1979-1988: Prec/Tmax/Tmin/Q under a legend row and a units row
     fu = _rows(FULDA)
-    _write("fulda_1983_legend.csv", [["Date", "Prec", "Tmax", "Tmin"],
-                                      ["Datum", "Niederschlag", "Lufttemperatur Maximum", "Lufttemperatur Minimum"],
-                                      ["", "mm/d", "degC", "degC"]],
-           [[_dmy(r["date"]), _comma(r["prec_mm"]), _comma(r["tmax_c"]), _comma(r["tmin_c"])] for r in fu])
+    _write("fulda_1979_1988_legend.csv", [["Date", "Prec", "Tmax", "Tmin", "Q"],
+                                           ["Datum", "Niederschlag", "Lufttemperatur Maximum", "Lufttemperatur Minimum",
+                                            "Abfluss"],
+                                           ["", "mm/d", "degC", "degC", "m3/s"]],
+           [[_dmy(r["date"]), _comma(r["prec_mm"]), _comma(r["tmax_c"]), _comma(r["tmin_c"]), _comma(r["q_m3s"])]
+            for r in fu])
     # Flat Brook 1991-2005 daily flow: day-first slashes, "Abfluss" with the unit row
     fb = [r for r in _rows(FLAT_BROOK) if "1990-10-01" <= r["date"] <= "2005-09-30"]
     _write("flat_brook_abfluss_de.csv", [["Datum", "Abfluss"], ["", "m³/s"]],
