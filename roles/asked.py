@@ -68,14 +68,14 @@ def in_asked_unit(decision: dict[str, Any], brief: Mapping[str, Any], study: Map
 
 
 def companion_answers(decision: dict[str, Any], brief: Mapping[str, Any], study: Mapping[str, Any],
-                      run: Mapping[str, Any]) -> dict[str, Any]:
+                      run: Mapping[str, Any], inventory: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The decision with the answer of each companion study and each unanswered question appended."""
     from aquascope_core import playbooks
     from roles.specialists import decide, key_numbers
 
     plan = study.get("plan") or {}
     results = run.get("results") or {}
-    extra = []
+    extra, conversions = [], []
     asked = {c["playbook"]: c.get("question") for c in brief.get("questions_planned") or []}
     for comp in plan.get("companions") or []:
         pid = comp["playbook"]
@@ -83,14 +83,17 @@ def companion_answers(decision: dict[str, Any], brief: Mapping[str, Any], study:
         sub = {**run, "results": {k: v for k, v in results.items() if k in own or not str(k).startswith(pid + "_")}}
         kns = key_numbers({**run, "results": {k: v for k, v in results.items() if k in own}}, {})
         pb = playbooks.load(pid)
+        stated = {**(brief.get("intake_stated") or {}), **((brief.get("companion_intake") or {}).get(pid) or {})}
         cbrief = {**brief, "kind": pb.get("problem", pid), "playbook": pid,
-                  "intake": playbooks.coerce_intake(pb, {k: v for k, v in (brief.get("intake_stated") or {}).items()
+                  "intake": playbooks.coerce_intake(pb, {k: v for k, v in stated.items()
                                                          if k in {q["name"] for q in pb.get("intake", [])}})}
         cstudy = {**study, "plan": {**plan, "branch": comp.get("branch"), "playbook": pid}}
         q = asked.get(pid)
         try:
-            d = decide(cbrief["kind"], cbrief, cstudy, sub, kns)
+            d = in_asked_unit(decide(cbrief["kind"], cbrief, cstudy, sub, kns), cbrief, cstudy, inventory or {})
             text = d.get("answer") or "not established"
+            if d.get("conversion"):
+                conversions.append(d["conversion"])
         except Exception as exc:  # noqa: BLE001 - a companion's answer never sinks the primary's
             text = f"not established ({exc})"
         extra.append(f"{'On ' + chr(34) + q + chr(34) if q else 'The ' + pid.replace('_', ' ') + ' study'}: {text}")
@@ -105,4 +108,4 @@ def companion_answers(decision: dict[str, Any], brief: Mapping[str, Any], study:
     if not extra:
         return decision
     return {**decision, "answer": decision["answer"] + " " + " ".join(extra),
-            "companion_answers": extra}
+            "companion_answers": extra, "companion_conversions": conversions}

@@ -355,7 +355,7 @@ def consultant(ws: Workspace, text: str | None = None, *, answers: Mapping[str, 
                            "as the request says")
     vol = next((q for q in units.quantities_in(text) if q["dimension"] == "volume"), None)
     if vol and vol["unit"] != "hm3" and "storage_hm3" in stated and stated["storage_hm3"]:
-        assumed.append(f"The storage of {vol['stated']} is read as {stated['storage_hm3']:g} hm3")
+        assumed.append(f"The storage of {vol['stated']} is read as {stated['storage_hm3']:.3g} hm3")
     flow = reading.flow_in_text(text)
     if flow and flow.get("converted") and "demand" in stated:
         assumed.append(f"The demand of {flow['stated']} is read as {flow['value']:g} {flow['unit']}")
@@ -384,6 +384,9 @@ def consultant(ws: Workspace, text: str | None = None, *, answers: Mapping[str, 
             ws.brief["companions"].append(comp["playbook"])
     if compound["companions"]:
         ws.brief["questions_planned"] = compound["companions"]
+        # each companion reads its own question ("what is its 10-year flood" -> return period 10)
+        ws.brief["companion_intake"] = {c["playbook"]: read_intake(c["playbook"], c["question"])
+                                        for c in compound["companions"]}
     if compound["not_answered"]:
         ws.brief["not_answered"] = compound["not_answered"]
     # the question is about the present (today's state), which a record ending years ago cannot tell

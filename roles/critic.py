@@ -44,7 +44,8 @@ def evidence_pool(ws: Workspace) -> set[float]:
     return number_pool(ok_payloads, gates, study, inventory, recon.get("stations"), recon.get("context"),
                        brief.get("intake"), brief.get("derived"), intake_spec, run.get("summary"), ws.ledger,
                        ((ws.findings or {}).get("decision") or {}).get("record"),
-                       ((ws.findings or {}).get("decision") or {}).get("conversion"))  # roles.asked: the asked unit
+                       ((ws.findings or {}).get("decision") or {}).get("conversion"),  # roles.asked: the asked unit
+                       ((ws.findings or {}).get("decision") or {}).get("companion_conversions"))
 
 
 def not_established(ws: Workspace) -> list[dict[str, Any]]:

@@ -61,7 +61,7 @@ def interpreter(ws: Workspace, *, model: Any = None) -> Workspace:
                     "grade_reason": f"{decision.get('grade_reason', '')}; held to {ceiling}: the study went on "
                                     "without data it asked for".lstrip("; ")}
     decision = asked.companion_answers(asked.in_asked_unit(decision, brief, study, ws.inventory or {}),
-                                       brief, study, run)
+                                       brief, study, run, ws.inventory or {})
     grade = decision.get("grade")
     findings = []
     for kn in kns:

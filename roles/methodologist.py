@@ -58,7 +58,7 @@ def methodologist(ws: Workspace, *, model: Any = None, proposed: Any = None, sou
         return ws
     for comp in brief.get("companions") or []:
         # a compound brief: the companion playbook's new steps join the plan (its declines become notes)
-        comp_intake = {k: v for k, v in (brief.get("intake_stated") or {}).items()}
+        comp_intake = {**(brief.get("intake_stated") or {}), **((brief.get("companion_intake") or {}).get(comp) or {})}
         try:
             comp_intake = playbooks.coerce_intake(comp, {k: v for k, v in comp_intake.items()
                                                          if k in {q["name"] for q in playbooks.load(comp).get("intake", [])}})

@@ -111,7 +111,8 @@ SCOPE_LIMITS = (
               "terrain model (LiDAR), run with the design flow, plus the ground and floor levels of the property"},
     {"topic": "inundation extent",
      "pattern": r"\binundat\w*\b|\bflood(?:ed)? (?:extent|area|map|mapping|outline|zone)s?\b|"
-                r"\bflood ?plain (?:map|mapping|extent)s?\b|\bhow far (?:will|would|does) (?:the )?(?:water|flood)\b|"
+                r"\bflood ?plain (?:map|mapping|extent)s?\b|\bhow far (?:will|would|does|could) (?:the )?(?:[\w-]+ )?(?:water|flood)\b|"
+                r"\b(?:spread|extend)s? (?:across|over|into) (?:the )?(?:fields?|flood ?plain|valley|town|streets?)\b|"
                 r"\barea (?:that )?(?:will|would) (?:be )?flood",
      "needs": "a hydraulic model of the river and floodplain (1D/2D, e.g. HEC-RAS or LISFLOOD-FP) on a terrain "
               "model (LiDAR) with surveyed channel sections, run with the design flow; published flood maps "
