@@ -90,6 +90,11 @@ def record_period(run: Mapping[str, Any]) -> dict[str, Any] | None:
     return None
 
 
+# a published series of annual maxima continues in the gauge's annual peak record (and the other way round)
+_SAME_RECORD = {"annual_max_discharge": ("annual_max_discharge", "peak_discharge"),
+                "peak_discharge": ("peak_discharge", "annual_max_discharge")}
+
+
 def listed_beyond(inventory: Mapping[str, Any], station_id: str | None, variable: str | None,
                   held_end: Any) -> dict[str, Any] | None:
     """The catalogue's listing of ``variable`` at ``station_id`` that is not held and reaches past ``held_end``."""
@@ -100,11 +105,11 @@ def listed_beyond(inventory: Mapping[str, Any], station_id: str | None, variable
         if str(d.get("station_id")) != str(station_id):
             continue
         for v in d.get("variables") or []:
-            if v.get("variable") != variable or v.get("usable"):
+            if v.get("variable") not in _SAME_RECORD.get(variable, (variable,)) or v.get("usable"):
                 continue
             lend = _as_date(v.get("period_end"), end=True)
             if lend and (end is None or lend.year > end.year):
-                return {"variable": variable, "period_start": v.get("period_start"), "period_end": v.get("period_end"),
+                return {"variable": v.get("variable"), "period_start": v.get("period_start"), "period_end": v.get("period_end"),
                         "end_year": lend.year, "values": v.get("years"), "unit": v.get("unit"), "name": d.get("name")}
     return None
 
