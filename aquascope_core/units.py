@@ -38,7 +38,7 @@ __all__ = ["UNITS", "DIMENSIONS", "parse_unit", "dimension", "convert", "convers
            "asked_unit", "units_named", "label"]
 
 _FT = 0.3048
-_FT3 = _FT ** 3
+_FT3 = 0.028316846592  # 0.3048 ** 3, exactly
 _MI2 = 1609.344 ** 2
 _DAY = 86_400.0
 _YEAR = 365.25 * _DAY
@@ -130,19 +130,24 @@ def dimension(unit: str) -> str:
     return UNITS[parse_unit(unit)][0]
 
 
+def _clean_float(x: float) -> float:
+    """The factor to 15 significant figures: 86.4, not 86.39999999999999 (binary noise of the SI round trip)."""
+    return float(f"{x:.15g}")
+
+
 def conversion_factor(from_unit: str, to_unit: str, *, area_km2: float | None = None) -> float:
     """The factor that turns a value in ``from_unit`` into ``to_unit`` (see :func:`convert`)."""
     a, b = parse_unit(from_unit), parse_unit(to_unit)
     (da, fa), (db, fb) = UNITS[a], UNITS[b]
     if da == db:
-        return fa / fb
+        return _clean_float(fa / fb)
     if _OVER_AREA.get(da) == db or _OVER_AREA.get(db) == da:
         if area_km2 is None or isinstance(area_km2, bool) or not float(area_km2) > 0:
             raise UnitError(f"converting {a} to {b} needs the catchment area (got area_km2={area_km2!r}); "
                             "a depth over the catchment is a flow or a volume only with its area",
                             argument="area_km2", value=area_km2, recovery="Give the catchment area in km2 (> 0).")
         area_m2 = float(area_km2) * 1e6
-        return fa * area_m2 / fb if _OVER_AREA.get(da) == db else fa / (area_m2 * fb)
+        return _clean_float(fa * area_m2 / fb if _OVER_AREA.get(da) == db else fa / (area_m2 * fb))
     raise UnitError(f"{a} ({da}) cannot be converted to {b} ({db}): "
                     + ("a volume is a flow only over a stated duration" if {da, db} == {"flow", "volume"}
                        else "they measure different quantities"),

@@ -103,6 +103,9 @@ def companion_answers(decision: dict[str, Any], brief: Mapping[str, Any], study:
             q = asked.get(pid)
             extra.append(f"Not answered{' (' + chr(34) + q + chr(34) + ')' if q else ''}: the {pid.replace('_', ' ')} "
                          f"study could not be planned here: {why}")
+    for same in brief.get("same_study") or []:
+        extra.append(f"On \"{same['question']}\": the same {same['playbook'].replace('_', ' ')} study answers it; its "
+                     "numbers are in the results tables below.")
     for na in brief.get("not_answered") or []:
         extra.append(f"Not answered (\"{na['question']}\"): {na['why']}.")
     if not extra:

@@ -389,6 +389,8 @@ def consultant(ws: Workspace, text: str | None = None, *, answers: Mapping[str, 
                                         for c in compound["companions"]}
     if compound["not_answered"]:
         ws.brief["not_answered"] = compound["not_answered"]
+    if compound.get("same_study"):
+        ws.brief["same_study"] = compound["same_study"]
     # the question is about the present (today's state), which a record ending years ago cannot tell
     now = reading.now_words(text)
     ws.brief["asks_now"] = bool(now)

@@ -37,11 +37,12 @@ def split_questions(text: str) -> list[str]:
 
 def plan_parts(text: str, primary: str | None) -> dict[str, list[dict[str, Any]]]:
     """Each further question of a compound request: ``{companions: [{playbook, question}], not_answered:
-    [{question, why}]}`` (the first question that names the primary study is the primary's)."""
+    [{question, why}], same_study: [{playbook, question}]}`` (the first question that names the primary study is
+    the primary's; a later one of the same study is answered by it and named so)."""
     from roles.consultant import choose_playbook
 
     parts = split_questions(text)
-    out: dict[str, list[dict[str, Any]]] = {"companions": [], "not_answered": []}
+    out: dict[str, list[dict[str, Any]]] = {"companions": [], "not_answered": [], "same_study": []}
     if len(parts) < 2:
         return out
     primary_taken = False
@@ -59,6 +60,8 @@ def plan_parts(text: str, primary: str | None) -> dict[str, list[dict[str, Any]]
                                         "example \"Is the catchment in drought?\")"})
         elif pid == primary and not primary_taken:
             primary_taken = True
+        elif pid == primary:
+            out["same_study"].append({"playbook": pid, "question": part})
         elif pid != primary and pid not in [c["playbook"] for c in out["companions"]]:
             out["companions"].append({"playbook": pid, "question": part})
     return out

@@ -25,13 +25,17 @@ def test_split_questions(text, parts):
 
 def test_each_part_is_planned_or_named():
     got = questions.plan_parts("What is the 50-year flood and are we in drought?", "flood_risk")
-    assert got == {"companions": [{"playbook": "drought_status", "question": "are we in drought"}], "not_answered": []}
+    assert got == {"companions": [{"playbook": "drought_status", "question": "are we in drought"}], "not_answered": [],
+                   "same_study": []}
     got = questions.plan_parts("100-year flood for the culvert; also how deep will it be at my house", "flood_risk")
     assert got["companions"] == [] and got["not_answered"][0]["question"] == "also how deep will it be at my house"
     assert "hydraulic model" in got["not_answered"][0]["why"]
     got = questions.plan_parts("What is the 100-year flood? And what colour is the sky?", "flood_risk")
     assert got["not_answered"][0]["question"] == "And what colour is the sky"
-    assert questions.plan_parts("What is the 100-year flood?", "flood_risk") == {"companions": [], "not_answered": []}
+    assert questions.plan_parts("What is the 100-year flood?", "flood_risk") == {"companions": [], "not_answered": [],
+                                                                               "same_study": []}
+    got = questions.plan_parts("What is the 100-year flood and what is the 10-year flood?", "flood_risk")
+    assert got["same_study"] == [{"playbook": "flood_risk", "question": "what is the 10-year flood"}]
 
 
 @pytest.mark.parametrize("text,yes", [("help", True), ("", True), ("  ", True), ("Hello!", True), ("flood", True),
