@@ -69,3 +69,9 @@ def test_ambiguous_day_first_dates_are_still_refused_or_asked():
         assert "day" in str(exc).lower() or "month" in str(exc).lower()
     else:
         assert d.get("questions") or any("day" in w.lower() for w in d.get("warnings") or [])
+
+
+def test_three_header_rows_without_a_units_row_are_still_refused():
+    text = "Date;Prec\nDatum;Niederschlag\nfoo;bar\n01.01.2000;1,0\n02.01.2000;2,0\n03.01.2000;0,0\n"
+    with pytest.raises(InputError, match="3 header rows"):
+        ingest("three.csv", text)
