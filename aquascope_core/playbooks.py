@@ -692,6 +692,26 @@ def companions(text: str, primary: str) -> list[str]:
     return out
 
 
+def _renamed_refs(step: Any, same: Mapping[str, str]) -> Any:
+    """``step`` with its depends_on and ``{{ result.<id>. }}`` references to the ids of ``same`` renamed."""
+    from aquascope_core.study import Step
+
+    pattern = re.compile(r"(\{\{\s*result\.)(" + "|".join(map(re.escape, sorted(same, key=len, reverse=True))) + r")(\.)")
+
+    def rewrite(obj: Any) -> Any:
+        if isinstance(obj, str):
+            return pattern.sub(lambda m: f"{m.group(1)}{same[m.group(2)]}{m.group(3)}", obj)
+        if isinstance(obj, Mapping):
+            return {k: rewrite(v) for k, v in obj.items()}
+        if isinstance(obj, list):
+            return [rewrite(v) for v in obj]
+        return obj
+
+    d = rewrite(step.to_dict())
+    d["depends_on"] = [same.get(x, x) for x in step.depends_on]
+    return Step.from_dict(d)
+
+
 def add_companion(study: Any, playbook: str, recon: Mapping[str, Any], intake: Mapping[str, Any] | None) -> Any:
     """Plan the companion ``playbook`` at the same site and append its new steps (ids prefixed with the
     playbook's id); a step the study already has (same tool and arguments) is not added twice. A companion
@@ -703,8 +723,20 @@ def add_companion(study: Any, playbook: str, recon: Mapping[str, Any], intake: M
     except DeclinedError as exc:
         study.plan.setdefault("notes", []).append(f"companion {playbook} declined: {exc.message}")
         return study
-    existing = {(s.tool, repr(sorted(s.arguments.items()))) for s in study.steps}
-    new = [s for s in _prefixed(comp.steps, playbook) if (s.tool, repr(sorted(s.arguments.items()))) not in existing]
+    existing = {(s.tool, repr(sorted(s.arguments.items()))): s.id for s in study.steps}
+    new, same = [], {}
+    for s in _prefixed(comp.steps, playbook):
+        key = (s.tool, repr(sorted(s.arguments.items())))
+        if key in existing:
+            same[s.id] = existing[key]  # the study already has this step: the companion's later steps use it
+            continue
+        if same:
+            s = _renamed_refs(s, same)
+            key = (s.tool, repr(sorted(s.arguments.items())))
+            if key in existing:
+                same[s.id] = existing[key]
+                continue
+        new.append(s)
     study.steps.extend(new)
     p = study.plan
     p.setdefault("companions", []).append({"playbook": playbook, "branch": comp.plan["branch"],

@@ -13,10 +13,12 @@ from __future__ import annotations
 import re
 from typing import Any, Mapping
 
-from aquascope_core import playbooks
+from aquascope_core import playbooks, units
 from aquascope_core.errors import InputError
+from aquascope_core.request_checks import describe as describe_values
+from aquascope_core.request_checks import meaningless_values
 from aquascope_core.workspace import Workspace
-from roles import reading, uploads
+from roles import questions as parts_of, reading, uploads
 
 __all__ = ["consultant", "choose_playbook", "read_intake", "consultant_payload", "JUST_GO"]
 
@@ -85,11 +87,14 @@ def _demand(low: str) -> tuple[float, str] | None:
 
 
 def _storage_hm3(low: str) -> float | None:
-    """A storage volume: "2 hm3", "2 million m3" (not per year), or a stated absence of storage (0)."""
+    """A storage volume in hm3: any volume the text states ("2 hm3", "5,000 acre-feet", "3 million m3"; not a
+    volume per year, which is a demand), or a stated absence of storage (0)."""
     if re.search(r"\b(?:no|without)\s+(?:a\s+)?(?:storage|reservoir|dam)\b|run[- ]of[- ](?:the[- ])?river", low):
         return 0.0
-    m = re.search(_NUM + r"\s*(?:hm3|hm³|million\s+(?:m3|m³|cubic met(?:re|er)s?))(?!\s*(?:/|per|a\s+year|each))", low)
-    return _number(m.group(1)) if m else None
+    for q in units.quantities_in(low):
+        if q["dimension"] == "volume" and q["value"] > 0:
+            return float(f"{units.convert(q['value'], q['unit'], 'hm3'):.4g}")
+    return None
 
 
 def _share(low: str, words: str) -> float | None:
@@ -273,19 +278,34 @@ def consultant(ws: Workspace, text: str | None = None, *, answers: Mapping[str, 
     "source": "device"}``): it is coerced exactly like this role's model reply (unknown fields dropped)."""
     text = text if text is not None else ws.request.get("text", "")
     if not isinstance(text, str) or not text.strip():
-        raise InputError("The problem text is empty: describe the question, for example "
-                         "\"Design flow for a road crossing, 100-year\".", argument="problem", value=text,
+        raise InputError("The problem text is empty. " + parts_of.help_text(""), argument="problem", value=text,
                          recovery="Give the problem as a sentence.")
     ws.status = "intake"
     ws.event(ROLE, "start", {"text": text})
     prior = dict(ws.brief or {})
+    if parts_of.is_help(text) and not (prior.get("playbook") or ws.request.get("playbook")):
+        return _decline(ws, text, parts_of.help_text(text), help=True)
+    bad = meaningless_values(text, _today(ws))
+    if bad:
+        return _decline(ws, text, "The request states a value no study can take, so nothing was planned. "
+                        + describe_values(bad) + " Which value is meant? Ask again with it.", bad_values=bad)
+    parts = parts_of.split_questions(text)
     limit = reading.out_of_scope(text)
-    if limit is not None:
+    answerable = [p for p in parts if reading.out_of_scope(p) is None]
+    if limit is not None and (len(parts) < 2 or not answerable):
         return _decline(ws, text, scope_decline(limit), out_of_scope=limit["topic"])
+    reading_text = " ".join(answerable) if limit is not None else text  # the questions a study can answer
     playbook_id = prior.get("playbook") or ws.request.get("playbook")
     scores: dict[str, int] = {}
     if not playbook_id:
-        playbook_id, scores = choose_playbook(text)
+        playbook_id, scores = choose_playbook(reading_text)
+        first = choose_playbook(answerable[0])[0] if len(parts) > 1 and answerable else None
+        if first is not None and first != playbook_id:  # a compound request: its first question leads
+            playbook_id, scores = first, {**scores, first: max(scores.values(), default=0) + 1}
+        if parts_of.status_now(reading_text) and playbook_id in (None, "ungauged_flow"):
+            # the state of a low river now is a drought / low-flow status, not an estimate at an ungauged site
+            playbook_id = "drought_status"
+            scores = {**scores, "drought_status": max(scores.values(), default=0) + 1}
     if playbook_id is None:
         return _decline(ws, text, unread_decline(text))
     pb = playbooks.load(playbook_id)
@@ -333,6 +353,9 @@ def consultant(ws: Workspace, text: str | None = None, *, answers: Mapping[str, 
         for k, v in (entry.get("read_from_request") or {}).items():
             assumed.append(f"Table {name}: {'the values are ' + str(v).replace('_', ' ') + 's' if k == 'variable' else 'unit ' + str(v)}, "
                            "as the request says")
+    vol = next((q for q in units.quantities_in(text) if q["dimension"] == "volume"), None)
+    if vol and vol["unit"] != "hm3" and "storage_hm3" in stated and stated["storage_hm3"]:
+        assumed.append(f"The storage of {vol['stated']} is read as {stated['storage_hm3']:.3g} hm3")
     flow = reading.flow_in_text(text)
     if flow and flow.get("converted") and "demand" in stated:
         assumed.append(f"The demand of {flow['stated']} is read as {flow['value']:g} {flow['unit']}")
@@ -353,7 +376,21 @@ def consultant(ws: Workspace, text: str | None = None, *, answers: Mapping[str, 
         "ready": ready,
         "source": source,
         "companions": playbooks.companions(text, playbook_id),
+        "answer_unit": units.asked_unit(text, "flow"),
     }
+    compound = parts_of.plan_parts(text, playbook_id)
+    for comp in compound["companions"]:
+        if comp["playbook"] not in ws.brief["companions"]:
+            ws.brief["companions"].append(comp["playbook"])
+    if compound["companions"]:
+        ws.brief["questions_planned"] = compound["companions"]
+        # each companion reads its own question ("what is its 10-year flood" -> return period 10)
+        ws.brief["companion_intake"] = {c["playbook"]: read_intake(c["playbook"], c["question"])
+                                        for c in compound["companions"]}
+    if compound["not_answered"]:
+        ws.brief["not_answered"] = compound["not_answered"]
+    if compound.get("same_study"):
+        ws.brief["same_study"] = compound["same_study"]
     # the question is about the present (today's state), which a record ending years ago cannot tell
     now = reading.now_words(text)
     ws.brief["asks_now"] = bool(now)
@@ -381,6 +418,12 @@ def consultant(ws: Workspace, text: str | None = None, *, answers: Mapping[str, 
                kind="questions", payload={"questions": questions})
     ws.event(ROLE, "brief", {"playbook": playbook_id, "ready": ready, "questions": len(ws.brief["questions"])})
     return ws
+
+
+def _today(ws: Workspace) -> str | None:
+    import os
+
+    return (ws.brief or {}).get("today") or ws.request.get("today") or os.environ.get("AQUASCOPE_TODAY") or None
 
 
 def _decline(ws: Workspace, text: str, reason: str, **extra: Any) -> Workspace:

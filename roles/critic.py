@@ -43,7 +43,9 @@ def evidence_pool(ws: Workspace) -> set[float]:
         intake_spec = playbooks.load(brief["playbook"]).get("intake", [])  # the questions' labels and defaults
     return number_pool(ok_payloads, gates, study, inventory, recon.get("stations"), recon.get("context"),
                        brief.get("intake"), brief.get("derived"), intake_spec, run.get("summary"), ws.ledger,
-                       ((ws.findings or {}).get("decision") or {}).get("record"))
+                       ((ws.findings or {}).get("decision") or {}).get("record"),
+                       ((ws.findings or {}).get("decision") or {}).get("conversion"),  # roles.asked: the asked unit
+                       ((ws.findings or {}).get("decision") or {}).get("companion_conversions"))
 
 
 def not_established(ws: Workspace) -> list[dict[str, Any]]:

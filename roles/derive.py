@@ -21,6 +21,7 @@ from __future__ import annotations
 import logging
 from typing import Any, Callable, Mapping
 
+from aquascope_core import units
 from aquascope_core import playbooks
 from aquascope_core.workspace import Workspace
 
@@ -35,7 +36,7 @@ _MONTH_NAMES = ("January", "February", "March", "April", "May", "June", "July", 
 CROP_MIN_TEMPERATURE_C = {"maize": 10.0, "maize_high_moisture": 10.0, "sorghum": 12.0, "soybean": 10.0,
                           "cotton": 15.0, "rice": 12.0, "tomato": 12.0, "potato": 7.0, "wheat_spring": 5.0,
                           "wheat_winter": 5.0, "alfalfa": 5.0, "sugar_beet": 5.0, "citrus": 12.0, "grapes": 10.0}
-_TO_M3S = {"m3/s": 1.0, "l/s": 0.001, "ft3/s": 0.028316846592, "kcfs": 28.316846592}
+_TO_M3S = {u: units.conversion_factor(u, "m3/s") for u in ("m3/s", "l/s", "ft3/s", "kcfs")}  # aquascope_core.units
 
 
 def _station_with(recon: Mapping[str, Any], variables: tuple[str, ...]) -> tuple[dict[str, Any], str] | None:

@@ -14,6 +14,7 @@ from typing import Any, Mapping
 from aquascope_core.paths import PathError, get_path
 from aquascope_core.verify import matches, numbers_in
 from aquascope_core.workspace import Workspace
+from roles import asked
 from roles.specialists import data_requests, decide, key_numbers
 from roles.specialists.common import fmt
 from roles.specialists.record import annotate
@@ -59,6 +60,8 @@ def interpreter(ws: Workspace, *, model: Any = None) -> Workspace:
         decision = {**decision, "grade": ceiling,
                     "grade_reason": f"{decision.get('grade_reason', '')}; held to {ceiling}: the study went on "
                                     "without data it asked for".lstrip("; ")}
+    decision = asked.companion_answers(asked.in_asked_unit(decision, brief, study, ws.inventory or {}),
+                                       brief, study, run, ws.inventory or {})
     grade = decision.get("grade")
     findings = []
     for kn in kns:

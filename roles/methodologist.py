@@ -12,6 +12,7 @@ whatever a model proposes: it says what the site lacks. ``plan.author`` says who
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from aquascope_core import playbooks
@@ -41,6 +42,9 @@ def methodologist(ws: Workspace, *, model: Any = None, proposed: Any = None, sou
     except DeclinedError as exc:
         ws.study = {}
         request = _data_request(brief, recon, exc.message)
+        gauged = _gauged_elsewhere(ws, recon, exc.message)
+        if request is not None and gauged:
+            request = {**request, "why": f"{request['why'].rstrip('.')}. {gauged}", "gauged_elsewhere": True}
         if request is not None:  # data the user could bring: the study waits for it
             ws.status = "waiting"
             ws.pending_request = request
@@ -54,7 +58,7 @@ def methodologist(ws: Workspace, *, model: Any = None, proposed: Any = None, sou
         return ws
     for comp in brief.get("companions") or []:
         # a compound brief: the companion playbook's new steps join the plan (its declines become notes)
-        comp_intake = {k: v for k, v in (brief.get("intake_stated") or {}).items()}
+        comp_intake = {**(brief.get("intake_stated") or {}), **((brief.get("companion_intake") or {}).get(comp) or {})}
         try:
             comp_intake = playbooks.coerce_intake(comp, {k: v for k, v in comp_intake.items()
                                                          if k in {q["name"] for q in playbooks.load(comp).get("intake", [])}})
@@ -88,6 +92,16 @@ def methodologist(ws: Workspace, *, model: Any = None, proposed: Any = None, sou
                             "steps": [s.id for s in study.steps], "author": study.plan.get("author"),
                             "plan_used": plan_used})
     return ws
+
+
+def _gauged_elsewhere(ws: Workspace, recon: dict, reason: str) -> str | None:
+    """Who gauges the site's region, when the decline is for want of a record and none is held in reach."""
+    from aquascope_core.data.coverage import gauged_sentence
+
+    if not re.search(r"\bno (?:daily )?discharge record|\bno (?:precipitation or )?streamflow record", reason, re.I):
+        return None
+    site = ws.site or recon.get("site") or {}
+    return gauged_sentence(site.get("lat"), site.get("lon"))
 
 
 def _data_request(brief: dict, recon: dict, reason: str) -> dict | None:

@@ -111,7 +111,8 @@ SCOPE_LIMITS = (
               "terrain model (LiDAR), run with the design flow, plus the ground and floor levels of the property"},
     {"topic": "inundation extent",
      "pattern": r"\binundat\w*\b|\bflood(?:ed)? (?:extent|area|map|mapping|outline|zone)s?\b|"
-                r"\bflood ?plain (?:map|mapping|extent)s?\b|\bhow far (?:will|would|does) (?:the )?(?:water|flood)\b|"
+                r"\bflood ?plain (?:map|mapping|extent)s?\b|\bhow far (?:will|would|does|could) (?:the )?(?:[\w-]+ )?(?:water|flood)\b|"
+                r"\b(?:spread|extend)s? (?:across|over|into) (?:the )?(?:fields?|flood ?plain|valley|town|streets?)\b|"
                 r"\barea (?:that )?(?:will|would) (?:be )?flood",
      "needs": "a hydraulic model of the river and floodplain (1D/2D, e.g. HEC-RAS or LISFLOOD-FP) on a terrain "
               "model (LiDAR) with surveyed channel sections, run with the design flow; published flood maps "
@@ -131,6 +132,15 @@ SCOPE_LIMITS = (
                 r"\bovertop\w*\b|\bwater surface (?:elevation|profile)s?\b",
      "needs": "a stage-discharge rating or a hydraulic model at the structure (surveyed sections, the structure's "
               "geometry and levels); the crew estimates flows, and turns no flow into a level"},
+    {"topic": "a water level or stage",
+     "pattern": r"(?<!ground)(?<!ground )\b(?:water|flood|river|lake|peak|high[- ]water) (?:levels?|stages?|heights?|"
+                r"elevations?|surface)\b|\b(?:river|flood|gauge|peak) stages?\b|\bstages? (?:of|at|will|would|reach)\w*|"
+                r"\bgauge height\b|\b(?:what|which) (?:water )?(?:level|stage)s?\b|\bhow (?:high|far up) (?:will|would|does|did|can|is|could) (?:the )?(?:river|stream|flood|"
+                r"water|it)\b|\bwater (?:reach|get|come|rise)s? (?:to|up to|above|over)\b",
+     "unless": r"groundwater|aquifer|\bwells?\b|borehole|piezomet|water table",
+     "needs": "a stage-discharge rating at the site (from gauged flows and levels) or a hydraulic model on surveyed "
+              "channel sections, which turns a flow into a level; the crew can give the design flow that such a "
+              "rating or model takes"},
     {"topic": "sediment",
      "pattern": r"\bsediment\w*\b|\bsilt\w*\b|\bscour\w*\b|\berosion\b|\beroding\b|\bbed ?load\b|"
                 r"\bsuspended (?:load|solids)\b|\bturbidity current|\bdeposition\b",
@@ -153,6 +163,8 @@ def out_of_scope(text: str) -> dict[str, str] | None:
     low = _rewrite(text)
     for limit in SCOPE_LIMITS:
         m = re.search(limit["pattern"], low)
+        if m and limit.get("unless") and re.search(limit["unless"], low):
+            continue
         if m:
             return {"topic": limit["topic"], "needs": limit["needs"], "matched": m.group(0)}
     return None
@@ -241,30 +253,23 @@ _HM3_YEAR = r"(?:hm3|hm³|million (?:m3|cubic met(?:re|er)s?))\s*(?:/|per\s+|a\s
 def flow_in_text(text: str) -> dict[str, Any] | None:
     """The first flow (or volume per year) the text states: {value, unit, stated} in a unit a playbook takes.
 
-    cfs (ft3/s) become m3/s, million gallons a day Ml/d and acre-feet a year hm3/year; ``stated`` keeps the
-    words as written so the conversion can be listed as an assumption."""
-    low = _rewrite(text)
-    num = r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:[.,]\d+)?)"
-    found = []
-    for spelled, (unit, factor) in _FLOW_UNITS.items():
-        for m in re.finditer(num + r"\s*" + re.escape(spelled.lower()) + r"(?![a-z0-9])", low):
-            found.append((m.start(), m, unit, factor, spelled))
-            break
-    m = re.search(num + r"\s*" + _HM3_YEAR, low)
-    if m:
-        found.append((m.start(), m, "hm3/year", 1.0, "hm3/year"))
-    if not found:
+    Read through :mod:`aquascope_core.units` (flows only: a volume such as a storage is not a demand): m3/s,
+    l/s, Ml/d and hm3/year stay as stated; cfs and the rest become m3/s, million gallons a day Ml/d and
+    acre-feet a year hm3/year; ``stated`` keeps the words as written so the conversion can be listed."""
+    from aquascope_core import units
+
+    flows = [q for q in units.quantities_in(text) if q["dimension"] == "flow"]
+    if not flows:
         return None
-    _, m, unit, factor, spelled = min(found, key=lambda f: f[0])
-    digits = m.group(1)
-    raw = float(digits.replace(",", "") if re.fullmatch(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?", digits)
-                else digits.replace(",", "."))
-    value = raw * factor
-    out: dict[str, Any] = {"value": float(f"{value:.3g}") if factor != 1.0 else raw, "unit": unit,
-                           "stated": f"{m.group(1)} {spelled}"}
-    if factor != 1.0:
-        out["converted"] = True
-    return out
+    q = flows[0]
+    num = re.match(r"[-−]?[\d.,]+", q["stated"])
+    q = {**q, "stated": f"{num.group(0) if num else q['value']:} {'acre-ft' if q['unit'] == 'acre-ft/year' else q['unit']}"}
+    keep = {"m3/s", "l/s", "Ml/d", "hm3/year"}
+    to = q["unit"] if q["unit"] in keep else {"mgd": "Ml/d", "acre-ft/year": "hm3/year"}.get(q["unit"], "m3/s")
+    if to == q["unit"]:
+        return {"value": q["value"], "unit": to, "stated": q["stated"]}
+    value = units.convert(q["value"], q["unit"], to)
+    return {"value": float(f"{value:.3g}"), "unit": to, "stated": q["stated"], "converted": True}
 
 
 _PASS_BY = r"(?:environmental|env\.?|ecological|compensation|pass[- ]?by|hands[- ]?off|residual|minimum) flows?"

@@ -302,15 +302,19 @@ def unit_from_text(*texts: str | None) -> str | None:
 
 DEPTH_TO_WATER = "depth_to_water"
 _VARIABLES = [
-    ("air_temperature_max", {"tmax", "tx", "t_max", "max_temp", "temp_max", "tasmax"}),
-    ("air_temperature_min", {"tmin", "tn", "t_min", "min_temp", "temp_min", "tasmin"}),
+    ("air_temperature_max", {"tmax", "tx", "t_max", "max_temp", "temp_max", "tasmax", "txk", "lufttemperatur_maximum",
+                             "lufttemperatur_max", "maximum_temperature", "temperature_maximum", "tmax_c"}),
+    ("air_temperature_min", {"tmin", "tn", "t_min", "min_temp", "temp_min", "tasmin", "tnk", "lufttemperatur_minimum",
+                             "lufttemperatur_min", "minimum_temperature", "temperature_minimum", "tmin_c"}),
     ("discharge", {"q", "qobs", "q_obs", "flow", "discharge", "streamflow", "debit", "débit", "abfluss", "caudal",
-                   "cfs", "cms", "runoff"}),
+                   "cfs", "cms", "runoff", "durchfluss", "abfl", "abflussmenge", "mq"}),
     ("precipitation", {"p", "precip", "precipitation", "rain", "rainfall", "prcp", "prec", "niederschlag", "pluie",
-                       "ppt", "rr", "pr"}),
+                       "ppt", "rr", "pr", "ns", "nied", "rsk", "niederschlagshohe", "niederschlagshöhe", "niederschlagssumme",
+                       "neerslag", "nederbörd", "precipitazione", "précipitations", "precipitaciones"}),
     ("potential_evapotranspiration", {"pet", "etp", "et0", "eto", "e0", "pe", "evapotranspiration"}),
     ("groundwater_level", {"gw", "gwl", "head", "gwhead", "groundwater", "piezometric", "grundwasser",
-                           "groundwater_level", "gw_level", "well_level", "water_table", "piezometer", "hydraulic_head"}),
+                           "groundwater_level", "gw_level", "well_level", "water_table", "piezometer", "hydraulic_head",
+                           "grundwasserstand", "gw_stand", "grundwasserspiegel", "nappe", "niveau_piezometrique"}),
     # a depth below the ground surface (larger is lower): read as a groundwater level by negation
     (DEPTH_TO_WATER, {"depth_to_water", "dtw", "depth_to_groundwater", "dgw", "depth_below_ground", "mbgl", "bgl",
                       "depth_to_water_table", "swl", "depth_to_water_level", "water_depth_below_ground"}),
@@ -320,8 +324,9 @@ _VARIABLES = [
     ("annual_max_discharge", {"amax", "annual_max", "annual_maximum", "qmax", "max_flow", "maximum_flow",
                               "max_discharge", "maximum_discharge", "annual_max_flow", "annual_maximum_flow",
                               "annual_max_discharge", "max_q"}),
-    ("air_temperature", {"t", "temp", "temperature", "tmean", "tavg", "tair", "airtemp", "tas"}),
-    ("water_level", {"stage", "level", "h", "gauge_height", "wasserstand", "water_level"}),
+    ("air_temperature", {"t", "temp", "temperature", "tmean", "tavg", "tair", "airtemp", "tas", "tm", "tmk", "tl",
+                         "lufttemperatur", "temperatur", "lufttemperatur_mittel", "tagesmittel_lufttemperatur", "tmittel"}),
+    ("water_level", {"stage", "level", "h", "gauge_height", "wasserstand", "water_level", "pegel", "pegelstand"}),
 ]
 
 
@@ -350,6 +355,12 @@ LEVELS = ("groundwater_level", "water_level", DEPTH_TO_WATER)
 
 
 # ----------------------------------------------------------------------------- rows -> columns
+
+def _units_row(cells: list[Any]) -> bool:
+    """Whether every filled cell of a header row is a unit ("mm", "°C", "m³/s")."""
+    filled = [str(c) for c in cells if not _is_na(c)]
+    return bool(filled) and all(_UNITS.get(_unit_key(c)) or _UNITS.get(_unit_key(c.strip("[]()"))) for c in filled)
+
 
 def _lines(table: Table, rows: list[int], limit: int = 10) -> str:
     shown = ", ".join(str(table.lines[r]) for r in rows[:limit])
@@ -430,7 +441,10 @@ def interpret(table: Table, *, value_column: str | int | None, date_column: str 
     header_rows = [r for r in block if r not in preamble]
     if preamble:
         warnings.append(f"line(s) {_lines(table, preamble)} above the header skipped (not part of the table)")
-    if len(header_rows) > 2:
+    legend = [r for r in header_rows[1:] if not _units_row(grid[r])] if len(header_rows) == 3 else []
+    if len(header_rows) == 3 and len(legend) == 1 and any(_units_row(grid[r]) for r in header_rows):
+        warnings.append(f"line {_lines(table, legend)} read as a legend of the column names (their long names)")
+    elif len(header_rows) > 2:
         raise _refuse(f"{len(header_rows)} header rows before the data (lines {_lines(table, header_rows)}); "
                       "expected one or two (names, then optionally units)")
     headers = [[str(grid[r][c]) if not _is_na(grid[r][c]) else "" for r in header_rows] for c in range(width)]
@@ -490,7 +504,11 @@ def interpret(table: Table, *, value_column: str | int | None, date_column: str 
             raise _refuse(f"column {labels[c]!r} has text where numbers belong at line(s) {_lines(table, bad)} "
                           f"({examples}); write missing values as empty cells or NA")
         unit = unit_from_text(*headers[c][::-1]) if headers[c] else None
-        var = variable_from_text(headers[c][0]) if headers[c] else None
+        # the name, else a legend row's long name ("NS" over "Niederschlag")
+        var = next((v for h in headers[c] if h and not _UNITS.get(_unit_key(h))
+                    and (v := variable_from_text(h))), None) if headers[c] else None
+        if var is None and headers[c] and headers[c][0].strip().lower() == "n" and unit in ("mm", "mm/d"):
+            var = "precipitation"  # "N" in mm: the German abbreviation of Niederschlag (precipitation)
         if var is None and unit in _FLOW_UNITS:  # a volume per time at a gauge is a discharge
             var = "discharge"
             warnings.append(f"column {labels[c]!r} read as discharge from its unit ({unit})")

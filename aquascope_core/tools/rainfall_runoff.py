@@ -21,6 +21,7 @@ from typing import Any, Literal, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from aquascope_core import units
 from aquascope_core.errors import InputError, InsufficientDataError, UnitError
 from aquascope_core.result import finish
 from aquascope_core.toolspec import ToolSpec
@@ -30,8 +31,8 @@ __all__ = ["gr4j_calibration", "gr4j_simulation", "SPECS"]
 
 log = logging.getLogger(__name__)
 
-_MM_DAY_PER_M3S_KM2 = 86.4  # 1 m3/s over 1 km2 = 86.4 mm/d
-_FT3S_TO_M3S = 0.028316846592
+_MM_DAY_PER_M3S_KM2 = units.conversion_factor("m3/s/km2", "mm/d")  # 1 m3/s over 1 km2 = 86.4 mm/d
+_FT3S_TO_M3S = units.conversion_factor("ft3/s", "m3/s")
 
 
 

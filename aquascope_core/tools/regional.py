@@ -21,6 +21,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from aquascope_core import units
 from aquascope_core.errors import InputError
 from aquascope_core.result import finish
 from aquascope_core.toolspec import ToolSpec
@@ -61,8 +62,8 @@ QUANTITY_LABELS = {
     "mean_annual_flood": "mean annual flood (mean of the water-year maxima of daily mean flow)",
 }
 _DIMENSIONLESS = ("bfi",)
-_M3S_PER_MM_DAY_KM2 = 1.0 / 86.4  # 1 mm/d over 1 km2 = 1e3 m3 / 86,400 s
-_FT3S_TO_M3S = 0.028316846592
+_M3S_PER_MM_DAY_KM2 = units.conversion_factor("mm/d", "m3/s", area_km2=1.0)  # 1e3 m3 / 86,400 s (1/86.4)
+_FT3S_TO_M3S = units.conversion_factor("ft3/s", "m3/s")
 
 
 # --------------------------------------------------------------------------- the pool

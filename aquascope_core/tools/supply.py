@@ -19,6 +19,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
+from aquascope_core import units
 from aquascope_core.errors import InputError, InsufficientDataError, UnitError
 from aquascope_core.result import finish, resolved_parameters
 from aquascope_core.toolspec import ToolSpec
@@ -33,7 +34,9 @@ log = logging.getLogger(__name__)
 SECONDS_PER_DAY = 86_400.0
 DAYS_PER_YEAR = 365.25
 HM3 = 1e6  # m3
-_FLOW_TO_M3S = {"m3/s": 1.0, "l/s": 1e-3, "ft3/s": 0.028316846592, "cfs": 0.028316846592, "Ml/d": 1e3 / SECONDS_PER_DAY}
+# factors from the one conversion layer (aquascope_core.units)
+_FLOW_TO_M3S = {**{u: units.conversion_factor(u, "m3/s") for u in ("m3/s", "l/s", "ft3/s", "Ml/d")},
+                "cfs": units.conversion_factor("ft3/s", "m3/s")}
 DEMAND_UNITS = ("m3/s", "l/s", "Ml/d", "hm3/year", "hm3/month")
 _WORST = 5  # failure events listed in a payload (the largest by shortfall volume)
 _SPELLS = 10  # run-of-river failure spells listed (the longest)
@@ -91,7 +94,7 @@ def daily_flow_m3s(ctx: DataContext, source: str, station_id: str, variable: str
             raise UnitError(f"the {source} {station_id} record is a runoff depth in mm/d and the station has no "
                             "catchment area to turn it into a flow", argument="variable", value=unit,
                             recovery="Give the record as a flow (m3/s), or a station with a known catchment area.")
-        factor = float(area) * 1e6 / 1e3 / SECONDS_PER_DAY  # mm/d over area_km2 -> m3/s
+        factor = units.conversion_factor("mm/d", "m3/s", area_km2=float(area))  # mm/d over the catchment -> m3/s
         conversion = {"from_unit": "mm/d", "factor": factor, "area_km2": float(area),
                       "note": (f"runoff depth in mm/d converted to a flow with the catchment area of {float(area):,.1f} "
                                f"km2: 1 mm/d = {factor:.4g} m3/s")}

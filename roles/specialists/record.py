@@ -90,6 +90,11 @@ def record_period(run: Mapping[str, Any]) -> dict[str, Any] | None:
     return None
 
 
+# a published series of annual maxima continues in the gauge's annual peak record (and the other way round)
+_SAME_RECORD = {"annual_max_discharge": ("annual_max_discharge", "peak_discharge"),
+                "peak_discharge": ("peak_discharge", "annual_max_discharge")}
+
+
 def listed_beyond(inventory: Mapping[str, Any], station_id: str | None, variable: str | None,
                   held_end: Any) -> dict[str, Any] | None:
     """The catalogue's listing of ``variable`` at ``station_id`` that is not held and reaches past ``held_end``."""
@@ -100,11 +105,11 @@ def listed_beyond(inventory: Mapping[str, Any], station_id: str | None, variable
         if str(d.get("station_id")) != str(station_id):
             continue
         for v in d.get("variables") or []:
-            if v.get("variable") != variable or v.get("usable"):
+            if v.get("variable") not in _SAME_RECORD.get(variable, (variable,)) or v.get("usable"):
                 continue
             lend = _as_date(v.get("period_end"), end=True)
             if lend and (end is None or lend.year > end.year):
-                return {"variable": variable, "period_start": v.get("period_start"), "period_end": v.get("period_end"),
+                return {"variable": v.get("variable"), "period_start": v.get("period_start"), "period_end": v.get("period_end"),
                         "end_year": lend.year, "values": v.get("years"), "unit": v.get("unit"), "name": d.get("name")}
     return None
 
@@ -165,7 +170,8 @@ def annotate(decision: dict[str, Any], brief: Mapping[str, Any], study: Mapping[
                     "this answer; the live source (--live) or an upload of that record would add them.")
             notes.append(sent)
             answer += f" The record held ends in {end_d.year}, while the catalogue lists this gauge's {word} up to " \
-                      f"{listed['end_year']}: the years since are not in this answer."
+                      f"{listed['end_year']}: the years since are not in this answer (bring them with the live source, " \
+                      "--live, or as an upload of the gauge's record)."
             cap_grade(decision, "B", f"the record held ends in {end_d.year} while data to {listed['end_year']} exists")
         if end_d is not None:
             gap = (today - end_d).days / 365.25
@@ -183,6 +189,16 @@ def annotate(decision: dict[str, Any], brief: Mapping[str, Any], study: Mapping[
                     answer = (f"This record cannot tell today's state: it ends {ended}, {int(gap)} years "
                               f"before today. The latest state it shows: {answer}")
                     cap_grade(decision, "C", "the question is about now and the record ends years ago")
+            elif brief.get("asks_now") and (today - end_d).days > 31:
+                months = (today.year - end_d.year) * 12 + today.month - end_d.month
+                ended = f"in {end}" if re.fullmatch(r"\d{4}", str(end)) else f"on {end_d.isoformat()}"
+                facts["months_before_today"] = months
+                decision["cannot_tell_now"] = True
+                answer = (f"The record ends {ended}, {months} months before today ({today.isoformat()}): the status "
+                          f"below is the state at the record's end, not today's; a newer record (the live source, "
+                          f"--live, or an upload running to this month) would tell the state now. {answer}")
+                notes.append(f"The record ends {ended}, {months} months before today ({today.isoformat()}).")
+                cap_grade(decision, "B", "the question is about now and the record ends months before today")
     marginal = [n for n in plan.get("notes") or [] if "is marginal here" in str(n)]
     ran = {sid for sid, r in (run.get("results") or {}).items() if r.get("status") == "ok"}
     if any(str(n).split(":")[0].replace("step ", "").strip() in ran for n in marginal):

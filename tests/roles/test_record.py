@@ -42,11 +42,19 @@ def test_a_question_about_now_on_an_old_record_cannot_tell_today():
     assert d["grade"] == "C" and d["cannot_tell_now"]
 
 
-def test_a_recent_record_is_not_stale():
+def test_a_recent_record_is_not_stale_but_a_now_question_names_its_end():
     run = copy.deepcopy(RUN)
     run["results"]["s1"]["payload"]["period"] = {"start": "1945-01-01", "end": "2025-05-05"}
-    d = annotate(_decision(), {"today": "2026-12-01", "asks_now": True}, {"plan": {}}, run, {"datasets": []})
+    d = annotate(_decision(), {"today": "2026-12-01"}, {"plan": {}}, run, {"datasets": []})
     assert d["time_notes"] == [] and d["grade"] == "A" and "cannot tell" not in d["answer"]
+    # asked about now (issue 25): the headline names the record's last date and what it means, graded at most B
+    d = annotate(_decision(), {"today": "2026-12-01", "asks_now": True}, {"plan": {}}, run, {"datasets": []})
+    assert d["answer"].startswith("The record ends on 2025-05-05, 19 months before today (2026-12-01): the status "
+                                  "below is the state at the record's end, not today's")
+    assert d["grade"] == "B" and "cannot tell" not in d["answer"]
+    run["results"]["s1"]["payload"]["period"] = {"start": "1945-01-01", "end": "2026-11-20"}
+    d = annotate(_decision(), {"today": "2026-12-01", "asks_now": True}, {"plan": {}}, run, {"datasets": []})
+    assert d["grade"] == "A" and not d["answer"].startswith("The record ends")  # within a month: current
 
 
 def test_newer_data_listed_in_the_catalogue_is_said_with_dates_and_caps_the_grade():
