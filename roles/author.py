@@ -25,6 +25,7 @@ from aquascope_core.workspace import ArtifactStore, Workspace
 from roles.critic import evidence_pool
 from roles.prose import checked_sentences
 from roles.specialists import recommendations, step_tables
+from roles.report_parts import glossary_section, one_precision, requests_not_met, scrub_paths, signoff_section, step_source
 from roles.specialists.common import band_text, fmt
 
 __all__ = ["author", "build_report", "write_files", "study_file", "recreate_command", "narrate", "author_payload",
@@ -42,11 +43,13 @@ def _summary(ws: Workspace) -> dict[str, Any]:
         if kn.get("headline") or kn.get("summary"):
             conf = (kn.get("band") or {}).get("confidence")
             rows.append([kn["label"], fmt(kn["value"]), kn.get("unit") or "", band_text(kn.get("band")),
-                         f"{conf * 100:.0f} %" if isinstance(conf, (int, float)) else "", f"`{kn['basis']}`"])
+                         f"{conf * 100:.0f} %" if isinstance(conf, (int, float)) else "",
+                         step_source(kn["basis"], (ws.study or {}).get("steps") or [])])
     text = dec.get("answer", "")
     if dec.get("grade"):
         text += f"\n\nGrade: **{dec['grade']}** ({dec.get('grade_reason', '')})."
-    tables = [{"columns": ["Quantity", "Value", "Unit", "Band", "Confidence", "From result"], "rows": rows,
+    # the result path of each number is in the workbook's Trace sheet; the client reads the step it comes from
+    tables = [{"columns": ["Quantity", "Value", "Unit", "Band", "Confidence", "Source"], "rows": rows,
                "caption": "Key numbers"}] if rows else []
     return {"id": "summary", "title": "Summary", "text": text, "tables": tables}
 
@@ -107,7 +110,8 @@ def _gate_rows(gates: Sequence[Mapping[str, Any]]) -> list[list[Any]]:
         thr = g.get("threshold")
         thr = " to ".join(fmt(x) for x in thr) if isinstance(thr, list) and all(isinstance(x, (int, float)) for x in thr) \
             else (fmt(thr) if isinstance(thr, (int, float)) else (", ".join(map(str, thr)) if isinstance(thr, list) else (thr or "")))
-        rows.append([g.get("check"), "passed" if g.get("passed") else "FAILED", seen, thr, g.get("detail", "")])
+        rows.append([g.get("check"), "passed" if g.get("passed") else "FAILED", seen, thr,
+                     scrub_paths(g.get("detail", ""))])
     return rows
 
 
@@ -184,7 +188,7 @@ def _limitations(ws: Workspace) -> dict[str, Any]:
 def _recommendations(ws: Workspace) -> dict[str, Any]:
     f = ws.findings or {}
     recs = recommendations((ws.brief or {}).get("kind"), ws.run or {}, f.get("decision") or {})
-    reqs = f.get("data_requests") or []
+    reqs = requests_not_met(f.get("data_requests") or [], (ws.run or {}).get("results") or {})
     lines = [f"- {r}" for r in recs]
     if reqs:
         lines += ["", "**Data that would firm this up.**", ""]
@@ -235,8 +239,9 @@ def _appendix(ws: Workspace, *, declined: bool = False) -> dict[str, Any]:
     else:
         lines = [f"Study `{ws.id}`, aquascope {__version__}. The study replays with no model and no network:", "",
                  "```", "aquascope run study.yaml", "```", "",
-                 "The files beside this report: `study.yaml` (the approved plan with its gates and results), "
-                 "`workspace.json` (everything the crew wrote)."]
+                 "The files beside this report, and in `bundle.zip`: the study file `study.yaml` (the approved plan "
+                 "with its gates and results; attached, not reproduced here), `workspace.json` (everything the crew "
+                 "wrote) and `workbook.xlsx`, whose Trace sheet gives the result path of every number quoted."]
     lines += ["", "The command that re-creates the study from the question" +
               (" (the uploads named by --data from where they are kept)" if ws.tables else "") + ":", "",
               "```", again, "```"]
@@ -284,8 +289,13 @@ def build_report(ws: Workspace, *, model: Any = None, critic_model: Any = None) 
         return _declined(ws)
     refs_section, refs = _references(ws)
     sections = [_summary(ws), _problem(ws), _site_data(ws), _methodology(ws), _results(ws), _limitations(ws),
-                _recommendations(ws), refs_section, _appendix(ws)]
+                _recommendations(ws)]
     _round_prose(sections, stated_numbers(ws))
+    one_precision(sections, [f.get("value") for f in (ws.findings or {}).get("findings", [])])
+    glossary = glossary_section(sections)
+    sections += [glossary] if glossary else []
+    sections += [refs_section, signoff_section(ws.id, ws.created, (ws.study or {}).get("title") or "Study report"),
+                 _appendix(ws)]
     written_by = {s["id"]: "keyless" for s in sections}
     pool = evidence_pool(ws)
     dropped: list[dict[str, Any]] = []
