@@ -148,6 +148,10 @@ def _results(ws: Workspace) -> dict[str, Any]:
             if r.get("summary"):
                 lines.append(r["summary"][0].upper() + r["summary"][1:] + ".")
             tables = step_tables(st["tool"], r.get("payload") or {})
+            inputs = _frequency_inputs(r.get("payload") or {})
+            if inputs:
+                lines.append(inputs[0])
+                tables.insert(0, inputs[1])
         else:
             lines.append(f"**Not established** ({r.get('status', 'not run')}): {r.get('failed_reason') or 'the step did not run'}.")
             tables = []
@@ -158,6 +162,20 @@ def _results(ws: Workspace) -> dict[str, Any]:
             tables.append({"columns": ["Gate", "Result", "Seen", "Threshold", "Detail"], "rows": gates, "caption": "Gates"})
         subs.append({"id": f"results-{st['id']}", "title": title, "text": "\n\n".join(lines), "tables": tables})
     return {"id": "results", "title": "Results", "text": "", "subsections": subs}
+
+
+def _frequency_inputs(payload: Mapping[str, Any]) -> tuple[str, dict[str, Any]] | None:
+    """A Bulletin 17C analysis' inputs: the record length in its one sentence form and the table by period (the
+    table by water year is in the workbook)."""
+    from aquascope_core.deliverables.flood_inputs import historical_source, input_summary, record_sentence
+
+    rows = input_summary(payload, payload.get("unit"), historical_source(payload))
+    if not rows:
+        return None
+    sentence = f"The analysis uses {record_sentence(payload)}; every water year with its peak, threshold, interval " \
+               "and treatment is in the workbook."
+    return sentence, {"columns": ["Period", "Years", "Treatment", "Perception threshold", "Peaks", "Source"],
+                      "rows": rows, "caption": "Frequency analysis input by period"}
 
 
 def _limitations(ws: Workspace) -> dict[str, Any]:

@@ -110,7 +110,10 @@ def annual_maxima(payload: Mapping[str, Any], context: Mapping[str, Any]) -> tup
     ax.set_xlabel("Water year" if payload.get("water_years") else "Year")
     ax.set_ylim(bottom=0)
     legend_outside(ax)
-    parts = [station_label(payload), year_span(years), f"{len(values)} years"]
+    from aquascope_core.deliverables.flood_inputs import record_sentence
+
+    b17c = record_sentence(dependent(context, "bulletin17c_ema") or payload)  # the one form of the record length
+    parts = [station_label(payload), b17c] if b17c else [station_label(payload), year_span(years), f"{len(values)} years"]
     note = ", ".join(p for p in parts if p)
     if basis:
         note += f"; {basis}"
@@ -257,7 +260,10 @@ def frequency_curve(payload: Mapping[str, Any], context: Mapping[str, Any]) -> t
     legend_outside(ax, ncol=2)
     pp = (f"Hirsch-Stedinger (1987) plotting positions with the historical period, a = {a:g}" if record_years
           else f"{'Weibull' if a == 0 else 'Cunnane'} plotting positions (a = {a:g})")
-    note = ", ".join(p for p in (station_label(payload), f"{len(values)} annual maxima") if p)
+    from aquascope_core.deliverables.flood_inputs import record_sentence
+
+    note = ", ".join(p for p in (station_label(payload), record_sentence(payload) or f"{len(values)} annual maxima")
+                     if p)
     note += f"; peaks at {pp}; the curves are evaluated at {len(aeps)} exceedance probabilities"
     if band_word:
         note += f"; {band_word}"

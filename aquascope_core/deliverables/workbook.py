@@ -18,6 +18,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from aquascope_core.deliverables.blocks import plain
 from aquascope_core.deliverables.datasets import payload_tables
+from aquascope_core.deliverables.flood_inputs import COLUMNS, frequency_inputs
 
 __all__ = ["render_workbook", "report_table_sheets", "cell_value", "text_cell", "split_columns", "MAX_DATA_ROWS"]
 
@@ -312,6 +313,13 @@ def render_workbook(ws: Mapping[str, Any], report: Mapping[str, Any], figures: S
         r = results.get(st.get("id")) or {}
         if r.get("status") != "ok":
             continue
+        inputs = frequency_inputs(r.get("payload") or {})
+        if inputs:
+            unit = (r.get("payload") or {}).get("unit")
+            cols = [f"{c} ({unit})" if unit and c not in ("Water year", "Codes", "Treatment") else c for c in COLUMNS]
+            sheet(_sheet_name(f"{st['id']} Frequency analysis input", used),
+                  f"the frequency analysis input of step {st['id']}: every water year's peak, codes, perception "
+                  "threshold, flow interval and treatment", cols, inputs)
         for t in payload_tables(r.get("payload")):
             name = _sheet_name(f"{st['id']} {t['name']}", used)
             sheet(name, f"data of step {st['id']} ({st.get('tool')}): {t['name']}, {len(t['rows'])} rows",

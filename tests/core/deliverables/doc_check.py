@@ -162,7 +162,7 @@ def package_authors(d: Path) -> list[str]:
     for ref in ws["report"].get("references") or []:
         for p in pkgs:
             for m in re.finditer(rf"\b{re.escape(p)}\b", ref):
-                if "obtained via" not in ref[max(0, m.start() - 40):m.start()]:
+                if "obtained via" not in ref[max(0, m.start() - 40):m.start()].lower():
                     problems.append(f"reference names {p} other than as 'obtained via': {ref[:90]}")
     return problems
 
