@@ -111,7 +111,7 @@ def _gate_rows(gates: Sequence[Mapping[str, Any]]) -> list[list[Any]]:
         thr = " to ".join(fmt(x) for x in thr) if isinstance(thr, list) and all(isinstance(x, (int, float)) for x in thr) \
             else (fmt(thr) if isinstance(thr, (int, float)) else (", ".join(map(str, thr)) if isinstance(thr, list) else (thr or "")))
         rows.append([g.get("check"), "passed" if g.get("passed") else "FAILED", seen, thr,
-                     scrub_paths(g.get("detail", ""))])
+                     round_prose(scrub_paths(g.get("detail", "")))])
     return rows
 
 
@@ -176,6 +176,13 @@ def _frequency_inputs(payload: Mapping[str, Any]) -> tuple[str, dict[str, Any]] 
                "and treatment is in the workbook."
     return sentence, {"columns": ["Period", "Years", "Treatment", "Perception threshold", "Peaks", "Source"],
                       "rows": rows, "caption": "Frequency analysis input by period"}
+
+
+def _quoted_sources(ws: Workspace) -> list[str]:
+    from aquascope_core.deliverables.flood_inputs import historical_source
+
+    found = {historical_source(r.get("payload") or {}) for r in ((ws.run or {}).get("results") or {}).values()}
+    return sorted((q for q in found if q), key=len, reverse=True)
 
 
 def _limitations(ws: Workspace) -> dict[str, Any]:
@@ -328,7 +335,10 @@ def build_report(ws: Workspace, *, model: Any = None, critic_model: Any = None) 
     if fallbacks:  # the appendix says which role could not use the model, and why
         sections[-1]["text"] += "\n\n" + fallback_note(fallbacks)
     # the user's question is quoted and escaped, never evidence: its numbers are not checked against the results
-    check = verify(_verified_text(sections).replace(quoted_question(ws), " "), pool)
+    text = _verified_text(sections).replace(quoted_question(ws), " ")
+    for quoted in _quoted_sources(ws):  # the record's source quoted as it names itself (a manual, its year and pages)
+        text = text.replace(quoted, " ")
+    check = verify(text, pool)
     answer = round_prose((ws.findings or {}).get("decision", {}).get("answer", ""), keep=stated_numbers(ws))
     critique_ok = bool((ws.critique or {}).get("ok")) and check["ok"]
     if not critique_ok:

@@ -68,6 +68,9 @@ def _register() -> None:
 
         name = SCALE
 
+        def __init__(self, *args: Any, **kwargs: Any) -> None:  # with or without the axis, by matplotlib version
+            pass
+
         def get_transform(self) -> Any:
             return _Forward()
 

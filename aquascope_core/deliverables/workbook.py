@@ -156,7 +156,7 @@ def _write(ws: Any, columns: Sequence[str], rows: Iterable[Sequence[Any]], *, ty
     from openpyxl.styles import Alignment, Font, PatternFill
     from openpyxl.utils import get_column_letter
 
-    ws.append([text_cell(ws, plain(str(c))) for c in columns])
+    ws.append([text_cell(ws, plain(str(c))) if c not in (None, "") else "Item" for c in columns])
     for c in ws[1]:
         c.font = Font(bold=True)
         c.fill = PatternFill("solid", fgColor="E8EEF4")

@@ -28,27 +28,32 @@ def soffice() -> str | None:
 
 
 def to_pdf(folders: Iterable[Path]) -> None:
-    """Every study's report.docx, report.html and workbook.xlsx to PDF, in one LibreOffice call."""
-    jobs: list[str] = []
-    work = None
-    for d in folders:
-        out = d / "pdf"
-        out.mkdir(exist_ok=True)
-        for name, stem in PDFS.items():
-            src = out / f"{d.name}--{stem}{Path(name).suffix}"
-            shutil.copy(d / name, src)
-            jobs.append(str(src))
-        work = out
-    if not jobs:
+    """Every study's report.docx, report.html and workbook.xlsx to PDF: the Word reports and workbooks in one
+    LibreOffice call, the HTML reports in a second one through Writer's HTML import (Writer/Web's own PDF export
+    drops the first line of a page and leaves page 1 empty, whatever the HTML; a browser prints it as Writer does)."""
+    folders = list(folders)
+    if not folders:
         return
-    tmp = work.parent.parent / "pdf-out"
+    tmp = folders[0].parent / "pdf-out"
     tmp.mkdir(exist_ok=True)
-    subprocess.run([soffice(), "--headless", "--norestore", f"-env:UserInstallation=file://{tmp / 'profile'}",
-                    "--convert-to", "pdf", "--outdir", str(tmp), *jobs], check=True, capture_output=True, timeout=900)
-    for src in map(Path, jobs):
-        folder_name, stem = src.stem.split("--")
-        (src.parent / f"{stem}.pdf").write_bytes((tmp / f"{src.stem}.pdf").read_bytes())
-        src.unlink()
+    jobs: dict[bool, list[Path]] = {False: [], True: []}
+    for d in folders:
+        (d / "pdf").mkdir(exist_ok=True)
+        for name, stem in PDFS.items():
+            src = tmp / f"{d.name}--{stem}{Path(name).suffix}"
+            shutil.copy(d / name, src)
+            jobs[name.endswith(".html")].append(src)
+    profile = f"-env:UserInstallation=file://{tmp / 'profile'}"
+    for html, files in jobs.items():
+        extra = ["--infilter=HTML (StarWriter)", "--convert-to", "pdf:writer_pdf_Export"] if html else \
+            ["--convert-to", "pdf"]
+        subprocess.run([soffice(), "--headless", "--norestore", profile, *extra, "--outdir", str(tmp),
+                        *map(str, files)], check=True, capture_output=True, timeout=900)
+        for src in files:
+            folder, stem = src.stem.split("--")
+            shutil.move(str(tmp / f"{src.stem}.pdf"), str(next(d for d in folders if d.name == folder) / "pdf" /
+                                                          f"{stem}.pdf"))
+            src.unlink()
 
 
 def pages(pdf: Path) -> list[str]:
@@ -125,27 +130,39 @@ def _step(s: str) -> float:
     return 10.0 ** (len(core) - len(core.rstrip("0"))) if core.strip("0") else 1.0
 
 
+def _digits(s: str) -> str:
+    core = s.replace(",", "").lstrip("-\u2212")
+    return core.replace(".", "").lstrip("0").rstrip("0" if "." not in core else "") or "0"
+
+
 def precision(d: Path) -> list[str]:
-    """Every key number (the Summary's table) printed one way wherever it appears."""
+    """Every key number printed one way wherever it appears: no version of it at more significant figures than
+    the key-numbers table's, or at as many written otherwise (a rounder version, a class limit, is another number)."""
     ws = _report(d)
-    keys = [f for f in (ws.get("findings") or {}).get("findings") or [] if f.get("headline") or f.get("summary")]
+    summary = next((s for s in ws["report"].get("sections") or [] if s.get("id") == "summary"), {})
+    table = next((t for t in summary.get("tables") or [] if t.get("caption") == "Key numbers"), {"rows": []})
+    shown_as = {r[0]: str(r[1]) for r in table["rows"]}
+    keys = [f for f in (ws.get("findings") or {}).get("findings") or [] if f.get("label") in shown_as]
     problems = []
     for stem in ("report-docx", "report-html"):
         text = "\n".join(pages(d / "pdf" / f"{stem}.pdf"))
         text = re.sub(r"\b(19|20)\d\d-\d\d(-\d\d)?\b", " ", URL.sub(" ", text))
         for f in keys:
-            v = f.get("value")
+            v, canon = f.get("value"), shown_as[f["label"]].replace("\u2212", "-")
             if not isinstance(v, float) or v == 0:
                 continue
-            shown = set()
+            bad = set()
             for m in NUMBER.finditer(text):
                 s = m.group(0).replace("\u2212", "-")
                 t = float(s.replace(",", ""))
-                digits = len(s.replace(",", "").replace(".", "").lstrip("-0").rstrip("0" if "." not in s else ""))
-                if digits >= 2 and abs(t - v) <= 0.01 * abs(v) and abs(t - v) <= _step(s) / 2 + 1e-12:
-                    shown.add(s)
-            if len(shown) > 1:
-                problems.append(f"{stem}.pdf: {f['label']} printed as {sorted(shown)}")
+                if abs(t - v) > 0.01 * abs(v) or abs(t - v) > _step(s) / 2 + 1e-12:
+                    continue  # not this number
+                more = len(_digits(s)) > len(_digits(canon))
+                other = len(_digits(s)) == len(_digits(canon)) and s.replace(",", "") != canon.replace(",", "")
+                if more or other:
+                    bad.add(s)
+            if bad:
+                problems.append(f"{stem}.pdf: {f['label']} ({canon}) also printed as {sorted(bad)}")
     return problems
 
 
@@ -178,26 +195,22 @@ def signoff_and_glossary(d: Path) -> list[str]:
 
 
 def sheets_one_page_wide(d: Path) -> list[str]:
-    """Each sheet printed: its header row's first and last column on the same page, on every page it starts."""
+    """Every printed page of the workbook starts with the first column's header of a sheet (its header row repeats
+    on each page): a page that starts anywhere else holds columns cut off a sheet wider than the page."""
     import openpyxl
 
     wb = openpyxl.load_workbook(d / "workbook.xlsx", read_only=True)
-    texts = pages(d / "pdf" / "workbook.pdf")
-    problems = []
+    firsts = set()
     for sh in wb.worksheets:
-        if sh.title == "README":
-            continue
         head = next(sh.iter_rows(min_row=1, max_row=1, values_only=True), ())
-        cells = [str(c) for c in head if c not in (None, "")]
-        if len(cells) < 2:
-            continue
-        first, last = _words(cells[0])[0], _words(cells[-1])[-1]
-        # the page(s) holding the sheet: those whose text starts with its header
-        lead = " ".join(_words(" ".join(cells[:4])))
-        starts = [i for i, t in enumerate(texts, 1) if " ".join(_words(t)).startswith(lead)]
-        for i in starts:
-            if last not in _words(texts[i - 1]):
-                problems.append(f"workbook.pdf page {i}: sheet {sh.title!r} is wider than the page ({last!r} not on it)")
+        if head and head[0] not in (None, ""):
+            firsts.add(_words(str(head[0]))[0])
+    problems = []
+    for i, text in enumerate(pages(d / "pdf" / "workbook.pdf"), 1):
+        words = [w for w in _words(text) if w]
+        if words and words[0] not in firsts:
+            problems.append(f"workbook.pdf page {i} starts with {' '.join(words[:4])!r}: not a sheet's first column "
+                            "(a sheet wider than the page, or its header row not repeated)")
     return problems
 
 
