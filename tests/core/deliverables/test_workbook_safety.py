@@ -39,6 +39,7 @@ def _crafted(ws: Workspace) -> Workspace:
     return ws
 
 
+@pytest.mark.slow
 def test_a_crafted_workspace_exported_has_no_formula_cell(finished_studies, figure_makers, tmp_path):
     import openpyxl
 
@@ -73,3 +74,22 @@ def test_intervals_and_parameters_become_numeric_columns():
                                [[2, "4,440 to 6,300", "mean_log 3.72, sd_log 0.291"], [5, "7,760 to 10,900", "mean_log 3.8, sd_log 0.3"]])
     assert cols == ["T", "90 % band lower", "90 % band upper", "mean_log", "sd_log"]
     assert rows[1] == [5, "7,760", "10,900", "3.8", "0.3"]  # typed to numbers by the writer (cell_value)
+
+
+@pytest.mark.slow
+def test_word_and_html_keep_formula_and_field_shaped_text_as_text(finished_studies):
+    import docx
+
+    from aquascope_core.deliverables.html import render_html
+    from aquascope_core.deliverables.report_docx import render_docx
+
+    ws = _crafted(Workspace.from_dict(finished_studies("flood")["workspace"]))
+    field = "{ INCLUDETEXT \"c:/x\" } <script>alert(1)</script> =cmd|' /C calc'!A0"
+    ws.report["sections"][0]["text"] = field
+    data = render_docx(ws.report, {}, study_id=ws.id)
+    doc = docx.Document(io.BytesIO(data))
+    body = doc.element.body.xml
+    assert "instrText" not in body and "fldSimple" not in body and "fldChar" not in body  # fields only in the footer
+    assert any(field in p.text for p in doc.paragraphs)
+    page = render_html(ws.report, {})
+    assert "<script>alert" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
