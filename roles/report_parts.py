@@ -139,7 +139,7 @@ def signoff_section(study_id: str, created: str, title: str) -> dict[str, Any]:
                     "engineers who prepare, check and approve it.",
             "tables": [{"columns": ["Role", "Name", "Signature", "Date"],
                         "rows": [["Prepared by", "", "", ""], ["Checked by", "", "", ""], ["Approved by", "", "", ""]],
-                        "caption": "Sign-off"}]}
+                        "caption": "Sign-off", "row_height_mm": 12}]}
 
 
 def step_source(basis: str, steps: Sequence[Mapping[str, Any]]) -> str:

@@ -130,7 +130,8 @@ def table_html(table: Mapping[str, Any], number: int | None = None) -> str:
             text = "" if x is None else plain(str(x))
             cls = ' class="num"' if _is_number(x) else ""
             cells.append(f"<td{cls}{font}>{html.escape(text)}</td>")
-        body.append("<tr>" + "".join(cells) + "</tr>")
+        tall = f' style="height: {float(table["row_height_mm"]):g}mm"' if table.get("row_height_mm") else ""
+        body.append(f"<tr{tall}>" + "".join(cells) + "</tr>")
     caption = f"<caption>{html.escape(cap)}</caption>" if cap else ""
     # the border attributes are for readers that ignore CSS (an office suite's HTML import); CSS wins elsewhere
     return f'<table border="1" cellspacing="0" cellpadding="3"{font}>{caption}<thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'

@@ -136,6 +136,11 @@ def _table(doc: Any, table: Mapping[str, Any], number: int, pointer: str | None,
             if _is_number(x):
                 par.alignment = WD_ALIGN_PARAGRAPH.RIGHT
     _widths(t, cols, shown, width, grid_cells, size / 8.5)
+    if table.get("row_height_mm"):  # room to sign in (the sign-off block)
+        from docx.shared import Mm
+
+        for row in t.rows[1:]:
+            row.height = Mm(float(table["row_height_mm"]))
     if len(rows) > max_rows:
         where = f" ({pointer})" if pointer else ""
         doc.add_paragraph(f"The first {max_rows} of {len(rows)} rows; all of them are in the workbook{where}.")

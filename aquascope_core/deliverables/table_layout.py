@@ -14,7 +14,7 @@ from aquascope_core.deliverables.blocks import plain
 __all__ = ["table_font", "column_widths"]
 
 # widths of the 8.5-point table text (Liberation Sans), in EMU: a character, a bold one, a cell's padding
-_CHAR, _BOLD_CHAR, _PADDING = 58000, 76000, 160000
+_CHAR, _BOLD_CHAR, _PADDING = 64000, 76000, 200000
 
 
 def _shares(weights: Sequence[float], floors: Sequence[float], width: int) -> list[int]:
@@ -55,7 +55,7 @@ def column_widths(cols: Sequence[str], rows: Sequence[Sequence[Any]], width: int
         word = max((len(w) for w in str(c).split()), default=4)
         cell_word = max([len(w) for x in cells for w in x.split()] or [0])
         hard.append(word * _BOLD_CHAR * scale + _PADDING)
-        floors.append(max(word * _BOLD_CHAR, min(cell_word, 14) * _CHAR) * scale + _PADDING)
+        floors.append(max(word * _BOLD_CHAR, min(cell_word, 10) * _CHAR) * scale + _PADDING)
         weights.append(max(min(longest, 28), word, 4) + 4)
     # the header's words must fit; the cells' words too when there is room for both
     return _shares(weights, floors if sum(floors) < width else hard, width)
