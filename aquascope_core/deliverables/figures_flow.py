@@ -245,7 +245,8 @@ def low_flow_frequency(payload: Mapping[str, Any], context: Mapping[str, Any]) -
         plain_log(ax)
     ax.set_ylabel(unit_label(payload.get("unit"), f"{payload.get('days', 7)}-day minimum flow"))
     legend_outside(ax)
-    return fig, ", ".join(p for p in (station_label(payload), f"{n} annual minima") if p)
+    return fig, ", ".join(p for p in (station_label(payload), f"{n} annual minima") if p) + \
+        "; Weibull plotting positions on a normal-probability scale"
 
 
 def baseflow(payload: Mapping[str, Any], context: Mapping[str, Any]) -> tuple[Any, str]:

@@ -1,9 +1,13 @@
 """The study as an Excel workbook (openpyxl, imported inside :func:`render_workbook`).
 
 Sheets, in order: README (what each sheet holds, the study id, the commands that re-create the
-workbook and replay the study), Inventory, Plan, Gates, Findings, one sheet per result table of
-the report and per dataset a result holds (:mod:`aquascope_core.deliverables.datasets`), the
-user's uploaded tables, Figures (an index of the figure files) and Ledger. Numbers are written as
+workbook and replay the study), Inventory, Plan, Gates, Findings, Trace (every number the report
+quotes: its sheet and cell here and its result path), Arguments (one a row), one sheet per result
+table of the report (an interval column split into lower and upper, a parameter list into a column
+per parameter), a Bulletin 17C analysis' input by water year, one per dataset a result holds
+(:mod:`aquascope_core.deliverables.datasets`), the user's uploaded tables, Figures (an index of the
+figure files) and Ledger. Text a spreadsheet would read as a formula is stored as text
+(:func:`text_cell`); sheet names are those Excel accepts, unique, cut at a word. Numbers are written as
 numbers (a report cell such as ``"89.5 %"`` becomes 89.5 with a percent display), units sit in the
 headers, the header row is frozen and bold, and columns are sized to their content.
 """
