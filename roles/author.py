@@ -25,7 +25,7 @@ from aquascope_core.workspace import ArtifactStore, Workspace
 from roles.critic import evidence_pool
 from roles.prose import checked_sentences
 from roles.specialists import recommendations, step_tables
-from roles.report_parts import glossary_section, one_precision, requests_not_met, scrub_paths, signoff_section, step_source
+from roles.report_parts import drop_empty_columns, glossary_section, one_precision, requests_not_met, scrub_paths, signoff_section, step_source
 from roles.specialists.common import band_text, fmt
 
 __all__ = ["author", "build_report", "write_files", "study_file", "recreate_command", "narrate", "author_payload",
@@ -160,6 +160,7 @@ def _results(ws: Workspace) -> dict[str, Any]:
         gates = _gate_rows(r.get("gates") or [])
         if gates:
             tables.append({"columns": ["Gate", "Result", "Seen", "Threshold", "Detail"], "rows": gates, "caption": "Gates"})
+        drop_empty_columns(tables)
         subs.append({"id": f"results-{st['id']}", "title": title, "text": "\n\n".join(lines), "tables": tables})
     return {"id": "results", "title": "Results", "text": "", "subsections": subs}
 

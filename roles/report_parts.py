@@ -13,7 +13,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from aquascope_core.verify import sig_text
 from roles.specialists.common import fmt
 
-__all__ = ["signoff_section", "glossary_section", "GLOSSARY", "step_source", "requests_not_met", "one_precision",
+__all__ = ["drop_empty_columns", "signoff_section", "glossary_section", "GLOSSARY", "step_source", "requests_not_met", "one_precision",
            "scrub_paths", "report_text"]
 
 # term -> (how it is found in the text, what it means); found case-sensitively for acronyms
@@ -226,3 +226,15 @@ def one_precision(sections: Sequence[dict[str, Any]], values: Iterable[Any]) -> 
 
     for s in sections:
         walk(s)
+
+
+def drop_empty_columns(tables: Sequence[dict[str, Any]]) -> None:
+    """A column no row fills (an empty 'Unit meaning') is left out of the report's table."""
+    for t in tables:
+        cols, rows = list(t.get("columns") or []), [list(r) for r in t.get("rows") or []]
+        if not rows or t.get("caption") == "Sign-off":
+            continue
+        keep = [j for j in range(len(cols)) if any(j < len(r) and r[j] not in (None, "") for r in rows)]
+        if len(keep) < len(cols) and keep:
+            t["columns"] = [cols[j] for j in keep]
+            t["rows"] = [[r[j] if j < len(r) else None for j in keep] for r in rows]
