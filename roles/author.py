@@ -111,8 +111,17 @@ def _gate_rows(gates: Sequence[Mapping[str, Any]]) -> list[list[Any]]:
         thr = " to ".join(fmt(x) for x in thr) if isinstance(thr, list) and all(isinstance(x, (int, float)) for x in thr) \
             else (fmt(thr) if isinstance(thr, (int, float)) else (", ".join(map(str, thr)) if isinstance(thr, list) else (thr or "")))
         rows.append([g.get("check"), "passed" if g.get("passed") else "FAILED", seen, thr,
-                     round_prose(scrub_paths(g.get("detail", "")))])
+                     _detail(g.get("detail", ""))])
     return rows
+
+
+def _detail(text: Any) -> str:
+    """A gate's detail as the report prints it: without internal paths, its numbers at the report's precision; a
+    detail already rounded by the gate (written as 1.565e+04) is left as written (rounding twice shifts it)."""
+    import re
+
+    text = scrub_paths(str(text or ""))
+    return text if re.search(r"\d[eE][+-]?\d", text) else round_prose(text)
 
 
 def _methodology(ws: Workspace) -> dict[str, Any]:
@@ -175,7 +184,7 @@ def _frequency_inputs(payload: Mapping[str, Any]) -> tuple[str, dict[str, Any]] 
         return None
     sentence = f"The analysis uses {record_sentence(payload)}; every water year with its peak, threshold, interval " \
                "and treatment is in the workbook."
-    return sentence, {"columns": ["Period", "Years", "Treatment", "Perception threshold", "Peaks", "Source"],
+    return sentence, {"columns": ["Period", "Treatment", "Perception threshold", "Peaks", "Source"],
                       "rows": rows, "caption": "Frequency analysis input by period"}
 
 

@@ -90,7 +90,8 @@ def record_sentence(payload: Mapping[str, Any]) -> str:
 
 
 def input_summary(payload: Mapping[str, Any], unit: str | None = None, source: str = "") -> list[list[Any]]:
-    """The input table summarised by period: [Period, Years, Treatment, Perception threshold, Peaks, Source]."""
+    """The input table summarised by period: [Period, Treatment, Perception threshold, Peaks, Source] (the years of
+    a period are its span; every year is in :func:`frequency_inputs`)."""
     rows = frequency_inputs(payload)
     if not rows:
         return []
@@ -122,7 +123,7 @@ def input_summary(payload: Mapping[str, Any], unit: str | None = None, source: s
             what = f"historical period: {n_hist} historical peak{'s' if n_hist != 1 else ''} above the threshold, " \
                    f"{n_cens} year{'s' if n_cens != 1 else ''} censored below it"
             peaks, src = n_hist, source or "the historical information given with the record"
-        out.append([f"{min(years)}-{max(years)}", len(years), what, key[0], peaks, src])
+        out.append([f"{min(years)}-{max(years)}", what, key[0], peaks, src])
     return out
 
 
