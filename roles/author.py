@@ -25,6 +25,7 @@ from aquascope_core.workspace import ArtifactStore, Workspace
 from roles.critic import evidence_pool
 from roles.prose import checked_sentences
 from roles.specialists import recommendations, step_tables
+from roles.report_parts import drop_empty_columns, glossary_section, one_precision, requests_not_met, scrub_paths, signoff_section, step_source
 from roles.specialists.common import band_text, fmt
 
 __all__ = ["author", "build_report", "write_files", "study_file", "recreate_command", "narrate", "author_payload",
@@ -42,11 +43,13 @@ def _summary(ws: Workspace) -> dict[str, Any]:
         if kn.get("headline") or kn.get("summary"):
             conf = (kn.get("band") or {}).get("confidence")
             rows.append([kn["label"], fmt(kn["value"]), kn.get("unit") or "", band_text(kn.get("band")),
-                         f"{conf * 100:.0f} %" if isinstance(conf, (int, float)) else "", f"`{kn['basis']}`"])
+                         f"{conf * 100:.0f} %" if isinstance(conf, (int, float)) else "",
+                         step_source(kn["basis"], (ws.study or {}).get("steps") or [])])
     text = dec.get("answer", "")
     if dec.get("grade"):
         text += f"\n\nGrade: **{dec['grade']}** ({dec.get('grade_reason', '')})."
-    tables = [{"columns": ["Quantity", "Value", "Unit", "Band", "Confidence", "From result"], "rows": rows,
+    # the result path of each number is in the workbook's Trace sheet; the client reads the step it comes from
+    tables = [{"columns": ["Quantity", "Value", "Unit", "Band", "Confidence", "Source"], "rows": rows,
                "caption": "Key numbers"}] if rows else []
     return {"id": "summary", "title": "Summary", "text": text, "tables": tables}
 
@@ -107,8 +110,18 @@ def _gate_rows(gates: Sequence[Mapping[str, Any]]) -> list[list[Any]]:
         thr = g.get("threshold")
         thr = " to ".join(fmt(x) for x in thr) if isinstance(thr, list) and all(isinstance(x, (int, float)) for x in thr) \
             else (fmt(thr) if isinstance(thr, (int, float)) else (", ".join(map(str, thr)) if isinstance(thr, list) else (thr or "")))
-        rows.append([g.get("check"), "passed" if g.get("passed") else "FAILED", seen, thr, g.get("detail", "")])
+        rows.append([g.get("check"), "passed" if g.get("passed") else "FAILED", seen, thr,
+                     _detail(g.get("detail", ""))])
     return rows
+
+
+def _detail(text: Any) -> str:
+    """A gate's detail as the report prints it: without internal paths, its numbers at the report's precision; a
+    detail already rounded by the gate (written as 1.565e+04) is left as written (rounding twice shifts it)."""
+    import re
+
+    text = scrub_paths(str(text or ""))
+    return text if re.search(r"\d[eE][+-]?\d", text) else round_prose(text)
 
 
 def _methodology(ws: Workspace) -> dict[str, Any]:
@@ -144,6 +157,10 @@ def _results(ws: Workspace) -> dict[str, Any]:
             if r.get("summary"):
                 lines.append(r["summary"][0].upper() + r["summary"][1:] + ".")
             tables = step_tables(st["tool"], r.get("payload") or {})
+            inputs = _frequency_inputs(r.get("payload") or {})
+            if inputs:
+                lines.append(inputs[0])
+                tables.insert(0, inputs[1])
         else:
             lines.append(f"**Not established** ({r.get('status', 'not run')}): {r.get('failed_reason') or 'the step did not run'}.")
             tables = []
@@ -152,8 +169,30 @@ def _results(ws: Workspace) -> dict[str, Any]:
         gates = _gate_rows(r.get("gates") or [])
         if gates:
             tables.append({"columns": ["Gate", "Result", "Seen", "Threshold", "Detail"], "rows": gates, "caption": "Gates"})
+        drop_empty_columns(tables)
         subs.append({"id": f"results-{st['id']}", "title": title, "text": "\n\n".join(lines), "tables": tables})
     return {"id": "results", "title": "Results", "text": "", "subsections": subs}
+
+
+def _frequency_inputs(payload: Mapping[str, Any]) -> tuple[str, dict[str, Any]] | None:
+    """A Bulletin 17C analysis' inputs: the record length in its one sentence form and the table by period (the
+    table by water year is in the workbook)."""
+    from aquascope_core.deliverables.flood_inputs import historical_source, input_summary, record_sentence
+
+    rows = input_summary(payload, payload.get("unit"), historical_source(payload))
+    if not rows:
+        return None
+    sentence = f"The analysis uses {record_sentence(payload)}; every water year with its peak, threshold, interval " \
+               "and treatment is in the workbook."
+    return sentence, {"columns": ["Period", "Treatment", "Perception threshold", "Peaks", "Source"],
+                      "rows": rows, "caption": "Frequency analysis input by period"}
+
+
+def _quoted_sources(ws: Workspace) -> list[str]:
+    from aquascope_core.deliverables.flood_inputs import historical_source
+
+    found = {historical_source(r.get("payload") or {}) for r in ((ws.run or {}).get("results") or {}).values()}
+    return sorted((q for q in found if q), key=len, reverse=True)
 
 
 def _limitations(ws: Workspace) -> dict[str, Any]:
@@ -184,7 +223,7 @@ def _limitations(ws: Workspace) -> dict[str, Any]:
 def _recommendations(ws: Workspace) -> dict[str, Any]:
     f = ws.findings or {}
     recs = recommendations((ws.brief or {}).get("kind"), ws.run or {}, f.get("decision") or {})
-    reqs = f.get("data_requests") or []
+    reqs = requests_not_met(f.get("data_requests") or [], (ws.run or {}).get("results") or {})
     lines = [f"- {r}" for r in recs]
     if reqs:
         lines += ["", "**Data that would firm this up.**", ""]
@@ -235,8 +274,9 @@ def _appendix(ws: Workspace, *, declined: bool = False) -> dict[str, Any]:
     else:
         lines = [f"Study `{ws.id}`, aquascope {__version__}. The study replays with no model and no network:", "",
                  "```", "aquascope run study.yaml", "```", "",
-                 "The files beside this report: `study.yaml` (the approved plan with its gates and results), "
-                 "`workspace.json` (everything the crew wrote)."]
+                 "The files beside this report, and in `bundle.zip`: the study file `study.yaml` (the approved plan "
+                 "with its gates and results; attached, not reproduced here), `workspace.json` (everything the crew "
+                 "wrote) and `workbook.xlsx`, whose Trace sheet gives the result path of every number quoted."]
     lines += ["", "The command that re-creates the study from the question" +
               (" (the uploads named by --data from where they are kept)" if ws.tables else "") + ":", "",
               "```", again, "```"]
@@ -284,8 +324,13 @@ def build_report(ws: Workspace, *, model: Any = None, critic_model: Any = None) 
         return _declined(ws)
     refs_section, refs = _references(ws)
     sections = [_summary(ws), _problem(ws), _site_data(ws), _methodology(ws), _results(ws), _limitations(ws),
-                _recommendations(ws), refs_section, _appendix(ws)]
+                _recommendations(ws)]
     _round_prose(sections, stated_numbers(ws))
+    one_precision(sections, [f.get("value") for f in (ws.findings or {}).get("findings", [])])
+    glossary = glossary_section(sections)
+    sections += [glossary] if glossary else []
+    sections += [refs_section, signoff_section(ws.id, ws.created, (ws.study or {}).get("title") or "Study report"),
+                 _appendix(ws)]
     written_by = {s["id"]: "keyless" for s in sections}
     pool = evidence_pool(ws)
     dropped: list[dict[str, Any]] = []
@@ -300,7 +345,10 @@ def build_report(ws: Workspace, *, model: Any = None, critic_model: Any = None) 
     if fallbacks:  # the appendix says which role could not use the model, and why
         sections[-1]["text"] += "\n\n" + fallback_note(fallbacks)
     # the user's question is quoted and escaped, never evidence: its numbers are not checked against the results
-    check = verify(_verified_text(sections).replace(quoted_question(ws), " "), pool)
+    text = _verified_text(sections).replace(quoted_question(ws), " ")
+    for quoted in _quoted_sources(ws):  # the record's source quoted as it names itself (a manual, its year and pages)
+        text = text.replace(quoted, " ")
+    check = verify(text, pool)
     answer = round_prose((ws.findings or {}).get("decision", {}).get("answer", ""), keep=stated_numbers(ws))
     critique_ok = bool((ws.critique or {}).get("ok")) and check["ok"]
     if not critique_ok:

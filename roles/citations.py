@@ -14,7 +14,66 @@ from __future__ import annotations
 import re
 from typing import Any, Iterable, Mapping
 
-__all__ = ["split_citations", "cite_key", "is_whole", "references", "retrieval_note"]
+__all__ = ["split_citations", "cite_key", "is_whole", "references", "data_reference", "primary_method_reference",
+           "retrieval_note"]
+
+# the method's manuals in their right editions: PeakFQ 7 and later run Bulletin 17C (the 2006 manual, TM 4-B4, is
+# the Bulletin 17B program's); Bulletin 17C by its authors
+PEAKFQ_7 = ("Veilleux, A.G., Cohn, T.A., Flynn, K.M., Mason, R.R., Jr., and Hummel, P.R. (2014) Estimating magnitude "
+            "and frequency of floods using the PeakFQ 7.0 program. U.S. Geological Survey Fact Sheet 2013-3108, 2 p., "
+            "https://doi.org/10.3133/fs20133108.")
+BULLETIN_17C = ("England, J.F., Jr., Cohn, T.A., Faber, B.A., Stedinger, J.R., Thomas, W.O., Jr., Veilleux, A.G., "
+                "Kiang, J.E., and Mason, R.R., Jr. (2019) Guidelines for determining flood flow frequency, Bulletin 17C "
+                "(ver. 1.1, May 2019). U.S. Geological Survey Techniques and Methods, book 4, chap. B5, 148 p., "
+                "https://doi.org/10.3133/tm4B5.")
+_AGENCY = {"usgs.gov": "U.S. Geological Survey, National Water Information System"}
+_CARRIER = re.compile(r"pypi:([\w.-]+)==([\w.+-]+)")
+
+
+def primary_method_reference(cite: str) -> str:
+    """A method citation in its primary, right edition (Bulletin 17C; the PeakFQ 7 manual for PeakFQ 7 and 8)."""
+    if re.match(r"Flynn, K\.M\.", cite) and "PeakFQ" in cite:
+        return PEAKFQ_7
+    if re.match(r"England, J\.F\.", cite) and "17C" in cite:
+        return BULLETIN_17C
+    return cite
+
+
+def data_reference(src: Mapping[str, Any]) -> str | None:
+    """A record's reference to its primary source: the agency and dataset, the site number, the address and the
+    retrieval date; a package that carried the data only as 'obtained via'. None when the source names no
+    package (it is cited as it stands)."""
+    m = _CARRIER.search(str(src.get("dataset") or ""))
+    if not m:
+        return None
+    pkg, ver = m.group(1), m.group(2)
+    cite = str(src.get("citation") or "")
+    # the clauses that name the package (or its import name) are the carrier's, not the record's
+    names = {pkg, pkg.split("-")[0], pkg.replace("-", "_")}
+    clauses = re.split(r";\s+|(?<=[a-z0-9)])\.\s+(?=[A-Z])|,\s+(?=(?:as|data as) )", cite)
+    kept = [c.strip().rstrip(".") for c in clauses
+            if c.strip() and not any(re.search(rf"\b{re.escape(n)}\b", c, re.I) for n in names)]
+    kept = [k for k in kept if not re.match(r"(?i)(analysis )?method per|U\.S\. public domain$", k)]
+    url = str(src.get("url") or "")
+    owner = re.sub(r"\s*\(public domain\)", "", str(src.get("owner") or "")).strip()
+    agency = (owner if owner and "Geological Survey" not in owner else None) or next(
+        (a for host, a in _AGENCY.items() if host in url), owner or None)
+    sid = str(src.get("station_id") or "")
+    if agency and not any(k.startswith(agency.split(",")[0]) for k in kept):
+        kept.insert(0, f"{agency}, {str(src.get('variable') or '').replace('_', ' ')} record".replace(",  record", " record"))
+    first, rest = (kept[0], kept[1:]) if kept else (str(src.get("name") or "record"), [])
+    text = first
+    if sid and sid not in text:
+        text += f", site {sid}"
+    if url:
+        text += f", {url}"
+    if src.get("accessed"):
+        text += f", retrieved {str(src['accessed'])[:10]}"
+    if rest:
+        text += ". " + "; ".join(rest)
+    lic = str(src.get("licence") or "").replace("(package)", "for the package").replace("(package;", "for the package;")
+    text += f". Obtained via {pkg} {ver}" + (f" (licence: {lic.rstrip(')') if lic.count(')') > lic.count('(') else lic})" if lic else "")
+    return text + "."
 
 _YEAR = re.compile(r"\b(1[6-9]\d{2}|20\d{2})[a-z]?\b")
 _SPLIT = re.compile(r";\s+|\s+\|\s+")
@@ -79,14 +138,19 @@ def references(plan: Mapping[str, Any], results: Mapping[str, Mapping[str, Any]]
     for c in plan.get("citations") or []:
         for work in split_citations(str(c)):
             if _named_in(work, method_text):
-                add([work])
+                add([primary_method_reference(work)])
     for r in results.values():
         if r.get("status") not in ("ok", "failed"):
             continue
         for src in ((r.get("payload") or {}).get("meta") or {}).get("sources", []):
             if src.get("name") in ("aquascope", "upload"):
                 continue  # the engine itself, and the user's own tables (listed under Site and data)
-            works = split_citations(str(src.get("citation") or src.get("dataset") or src.get("name") or ""))
+            data = data_reference(src)
+            if data:
+                add([data])
+                continue
+            works = [primary_method_reference(c) for c in
+                     split_citations(str(src.get("citation") or src.get("dataset") or src.get("name") or ""))]
             if works and src.get("offline") is False:  # a service's answer: when it was retrieved, and its status
                 works[-1] = works[-1].rstrip(".") + retrieval_note(src)
             add(works)

@@ -52,6 +52,26 @@ def _label(item: Mapping[str, Any], i: int) -> str:
     return str(i + 1)
 
 
+def _date_column(obj: Mapping[str, Any], own: dict[int, tuple[list[str], list[list[Any]]]]) -> None:
+    """A compact series (``start`` and ``form`` daily or monthly, then its values) gets its date column first."""
+    start, form = obj.get("start"), obj.get("form")
+    if not isinstance(start, str) or form not in ("daily", "monthly"):
+        return
+    import datetime as dt
+
+    for n, (cols, vals) in own.items():
+        if any(c.lower() in ("date", "dates", "month", "months") for c in cols):
+            continue
+        if form == "daily":
+            d0 = dt.date.fromisoformat(start[:10])
+            dates = [(d0 + dt.timedelta(days=k)).isoformat() for k in range(n)]
+        else:
+            y, m = (int(x) for x in start.split("-")[:2])
+            dates = [f"{y + (m - 1 + k) // 12:04d}-{(m - 1 + k) % 12 + 1:02d}" for k in range(n)]
+        cols.insert(0, "date" if form == "daily" else "month")
+        vals.insert(0, dates)
+
+
 def _walk(obj: Any, path: str, unit: str | None, depth: int,
           index: Mapping[int, tuple[list[str], list[list[Any]]]] | None = None,
           used: set[int] | None = None) -> Iterator[dict[str, Any]]:
@@ -76,6 +96,7 @@ def _walk(obj: Any, path: str, unit: str | None, depth: int,
                 keep = [i for i, c in enumerate(pcols) if c not in cols]
                 cols[:0] = [pcols[i] for i in keep]
                 vals[:0] = [pvals[i] for i in keep]
+        _date_column(obj, own)
         below = {**inherited, **own}
         children = []
         for k, v in obj.items():

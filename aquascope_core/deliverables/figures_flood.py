@@ -8,8 +8,8 @@ import math
 from typing import Any, Mapping, Sequence
 
 from aquascope_core.deliverables.figures_base import (FigureDataMissing, FigureMaker, dependent, design_return_period,
-                                                      gumbel_reduced, legend_outside, need, numbers, plain_log,
-                                                      set_return_period_axis, station_label, unit_label, year_span)
+                                                      legend_outside, need, numbers, plain_log,
+                                                      station_label, unit_label, year_span)
 from aquascope_core.deliverables.style import colour
 
 __all__ = ["MAKERS", "plotting_positions", "observed_maxima"]
@@ -66,6 +66,20 @@ def _trend_line(ax: Any, trend: Mapping[str, Any], xs: Sequence[float]) -> str:
     return f"the dashed line is Sen's slope (Mann-Kendall: {word}{ptxt})"
 
 
+def _historical_period(ax: Any, payload: Mapping[str, Any], context: Mapping[str, Any], years: Sequence[Any]) -> None:
+    """The perception thresholds over their years, and the historical period shaded (from the payload, or the
+    Bulletin 17C step drawn from it)."""
+    hist = payload.get("historical") or (dependent(context, "bulletin17c_ema") or {}).get("historical") or {}
+    spans = [t for t in hist.get("perception_thresholds") or [] if (t.get("lower") or 0) > 0
+             and isinstance(t.get("start"), (int, float)) and isinstance(t.get("end"), (int, float))]
+    for i, t in enumerate(spans):
+        x0, x1 = float(t["start"]) - 0.5, float(t["end"]) + 0.5
+        ax.axvspan(x0, x1, color=colour("grey"), alpha=0.12, linewidth=0,
+                   label="historical period" if i == 0 else None)
+        ax.hlines(float(t["lower"]), x0, x1, color=colour("grey"), linestyle="-.", linewidth=1.1,
+                  label=f"perception threshold {t['lower']:,.0f} ({t['start']}-{t['end']})")
+
+
 def annual_maxima(payload: Mapping[str, Any], context: Mapping[str, Any]) -> tuple[Any, str]:
     from aquascope_core.deliverables.style import new_figure
 
@@ -87,6 +101,7 @@ def annual_maxima(payload: Mapping[str, Any], context: Mapping[str, Any]) -> tup
         hy = [v for y, v in zip(years, ys) if int(y) in hist_years]
         ax.vlines(hx, 0, hy, color=colour("orange"), linewidth=1.6)
         ax.plot(hx, hy, "s", color=colour("vermilion"), markersize=4.5, label="historical peak")
+    _historical_period(ax, payload, context, years)
     tested = dependent(context, "trend_test") or {}
     trend_ = tested.get("trend") if isinstance(tested.get("trend"), Mapping) else {}
     tnote = _trend_line(ax, trend_, [float(y) for y in years]) if trend_ else ""
@@ -95,7 +110,10 @@ def annual_maxima(payload: Mapping[str, Any], context: Mapping[str, Any]) -> tup
     ax.set_xlabel("Water year" if payload.get("water_years") else "Year")
     ax.set_ylim(bottom=0)
     legend_outside(ax)
-    parts = [station_label(payload), year_span(years), f"{len(values)} years"]
+    from aquascope_core.deliverables.flood_inputs import record_sentence
+
+    b17c = record_sentence(dependent(context, "bulletin17c_ema") or payload)  # the one form of the record length
+    parts = [station_label(payload), b17c] if b17c else [station_label(payload), year_span(years), f"{len(values)} years"]
     note = ", ".join(p for p in parts if p)
     if basis:
         note += f"; {basis}"
@@ -125,7 +143,40 @@ def _fit_label(name: str, fit: Mapping[str, Any]) -> str:
     return f"{_SHORT.get(dist, dist)} ({est})" if est else _SHORT.get(dist, dist)
 
 
+def _low_outliers(fits: Mapping[str, Any]) -> tuple[float | None, str | None]:
+    """(threshold, test) of the low-outlier test a fit ran (Bulletin 17C's multiple Grubbs-Beck), or (None, None)."""
+    for f in fits.values():
+        lo = f.get("low_outliers") if isinstance(f, Mapping) else None
+        if isinstance(lo, Mapping) and lo.get("test"):
+            thr = lo.get("threshold")
+            return (float(thr) if isinstance(thr, (int, float)) and thr > 0 else None), str(lo["test"])
+    return None, None
+
+
+_TEST_NAME = {"mgbt": "multiple Grubbs-Beck", "gbt": "Grubbs-Beck"}
+
+
+def _band_points(name: str, fit: Mapping[str, Any], payload: Mapping[str, Any], rps: Sequence[float]
+                 ) -> tuple[list[float], list[float], list[float], Any] | None:
+    """(aeps, lower, upper, confidence) of a fit's band: Bulletin 17C's own table (its AEPs, 0.995 on) when the
+    payload has it, else the fit's interval at the return periods."""
+    table = (payload.get("peakfq") or {}).get("table") or {}
+    rows = table.get("rows") or []
+    if name == "lp3_ema" and rows and all(isinstance(r, Mapping) for r in rows):
+        aeps = [float(r["aep"]) for r in rows if r.get("aep")]
+        if len(aeps) == len(rows):
+            return aeps, numbers([r.get("lower") for r in rows]), numbers([r.get("upper") for r in rows]), \
+                table.get("confidence")
+    ci = fit.get("ci") or {}
+    lo, hi = numbers(ci.get("lower") or []), numbers(ci.get("upper") or [])
+    if ci.get("ok", True) and len(lo) == len(rps) == len(hi):
+        return [1.0 / t for t in rps], lo, hi, ci.get("confidence")
+    return None
+
+
 def frequency_curve(payload: Mapping[str, Any], context: Mapping[str, Any]) -> tuple[Any, str]:
+    from aquascope_core.deliverables.figures_prob import (AEP_RANGE, aep_axis, dense_aeps, dense_quantiles,
+                                                          smooth_through)
     from aquascope_core.deliverables.style import new_figure
 
     rps, fits = need(payload, "return_periods", "fits", kind="frequency curve")
@@ -141,57 +192,81 @@ def frequency_curve(payload: Mapping[str, Any], context: Mapping[str, Any]) -> t
     thresholds = [t for t in (hist.get("perception_thresholds") or []) if (t.get("lower") or 0) > 0]
     record_years = payload.get("record_years") if peaks else None
     threshold = min(float(t["lower"]) for t in thresholds) if thresholds else None
+    b17c = "lp3_ema" in good
+    a = 0.0 if b17c else PLOTTING_A  # PeakFQ plots at Weibull (a = 0) Hirsch-Stedinger positions
     sample = values + [v for v, _ in peaks]
-    pos = plotting_positions(sample, record_years=record_years, threshold=threshold)
+    pos = plotting_positions(sample, record_years=record_years, threshold=threshold, a=a)
     hist_vals = {v for v, _ in peaks}
+    low_thr, low_test = _low_outliers(good)
     unit = payload.get("unit")
-    fig, ax = new_figure(height=4.2)
-    x = gumbel_reduced(rps)
+    fig, ax = new_figure(height=4.4)
+    aeps = dense_aeps(*AEP_RANGE)
+    band_word = ""
     for i, (name, fit) in enumerate(good.items()):
         c = colour(i)
-        ax.plot(x, numbers(fit["return_levels"]), color=c, linewidth=1.6, label=_fit_label(name, fit))
-        ci = fit.get("ci") or {}
-        lo, hi = numbers(ci.get("lower") or []), numbers(ci.get("upper") or [])
-        if ci.get("ok", True) and len(lo) == len(rps) == len(hi):
-            conf = ci.get("confidence")
-            short = _fit_label(name, fit).split(" (")[0]
-            ax.fill_between(x, lo, hi, color=c, alpha=0.15, linewidth=0,
-                            label=f"{short} {conf:.0%} confidence band" if isinstance(conf, (int, float))
-                            else f"{short} confidence band")
-            ax.plot(x, lo, color=c, linewidth=0.6, linestyle=":")
-            ax.plot(x, hi, color=c, linewidth=0.6, linestyle=":")
-    obs = [(v, p) for v, p in pos if v not in hist_vals and 0 < p < 1]
-    ax.plot(gumbel_reduced([1 / p for _, p in obs]), [v for v, _ in obs], "o", color="black", markersize=3.2,
-            markerfacecolor="white", markeredgewidth=0.8, label="observed annual maxima", zorder=5)
+        ys = dense_quantiles(fit, aeps)
+        xs = aeps
+        if ys is None:  # no parameters of a known family: the table's quantiles joined smoothly
+            xs, ys = smooth_through([1.0 / t for t in rps], numbers(fit["return_levels"]))
+        ax.plot(xs, ys, color=c, linewidth=1.6, label=_fit_label(name, fit))
+        band = _band_points(name, fit, payload, rps)
+        if band:
+            bx, lo = smooth_through(band[0], band[1])
+            bx2, hi = smooth_through(band[0], band[2])
+            if bx and bx == bx2:
+                conf = band[3]
+                short = _fit_label(name, fit).split(" (")[0]
+                pct = f"{conf:.0%} " if isinstance(conf, (int, float)) else ""
+                ax.fill_between(bx, lo, hi, color=c, alpha=0.15, linewidth=0, label=f"{short} {pct}confidence band")
+                ax.plot(bx, lo, color=c, linewidth=0.6, linestyle=":")
+                ax.plot(bx, hi, color=c, linewidth=0.6, linestyle=":")
+                what = ("EMA confidence interval of Bulletin 17C (Cohn and others 2001)" if name == "lp3_ema"
+                        else f"confidence interval of the {short} fit")
+                band_word = band_word or f"the shaded band is the {pct}{what}"
+    sys_pts = [(v, p) for v, p in pos if v not in hist_vals and 0 < p < 1]
+    low = [(v, p) for v, p in sys_pts if low_thr is not None and v < low_thr]
+    sys_pts = [q for q in sys_pts if q not in low]
+    ax.plot([p for _, p in sys_pts], [v for v, _ in sys_pts], "o", color=colour("blue"), markersize=3.4,
+            markeredgecolor="black", markeredgewidth=0.5, label="systematic peaks" if b17c else "observed annual maxima",
+            zorder=5)
     if peaks:
         hp = [(v, p) for v, p in pos if v in hist_vals and 0 < p < 1]
-        ax.plot(gumbel_reduced([1 / p for _, p in hp]), [v for v, _ in hp], "s", color=colour("vermilion"),
-                markersize=5, label="historical peaks", zorder=6)
+        ax.plot([p for _, p in hp], [v for v, _ in hp], "s", color=colour("vermilion"), markersize=5,
+                label="historical peaks", zorder=6)
+    if low_test:
+        test = _TEST_NAME.get(low_test, low_test)
+        ax.plot([p for _, p in low], [v for v, _ in low], "o", color="black", markerfacecolor="white",
+                markersize=4, markeredgewidth=0.9, zorder=6,
+                label=f"low outliers ({test}, below {low_thr:,.0f})" if low else f"low outliers ({test}): none")
+        if low_thr is not None:
+            ax.axhline(low_thr, color=colour("grey"), linestyle=":", linewidth=0.9,
+                       label=f"low-outlier threshold {low_thr:,.0f}")
     for t in thresholds:
         ax.axhline(float(t["lower"]), color=colour("grey"), linestyle="-.", linewidth=0.9,
                    label=f"perception threshold {t['lower']:,.0f} ({t.get('start')}-{t.get('end')})")
     T = design_return_period(context)
-    t_max = max(rps)
-    if T is not None and min(rps) <= T <= t_max:
-        ax.axvline(float(gumbel_reduced(T)), color=colour("grey"), linestyle="--", linewidth=0.9)
+    if T is not None and AEP_RANGE[1] <= 1.0 / T <= AEP_RANGE[0]:
+        ax.axvline(1.0 / T, color=colour("grey"), linestyle="--", linewidth=0.9)
         for i, fit in enumerate(good.values()):
             v = _rl_at(fit, rps, T)
             if v is not None:
-                ax.plot([float(gumbel_reduced(T))], [v], "D", color=colour(i), markersize=5, zorder=7,
+                ax.plot([1.0 / T], [v], "D", color=colour(i), markersize=5, zorder=7,
                         markeredgecolor="black", markeredgewidth=0.5)
-        ax.annotate(f"{T:g}-year", xy=(float(gumbel_reduced(T)), 1.0), xycoords=("data", "axes fraction"),
+        ax.annotate(f"{T:g}-year", xy=(1.0 / T, 1.0), xycoords=("data", "axes fraction"),
                     xytext=(3, -10), textcoords="offset points", fontsize=8, color="#404040")
-    all_y = [v for f in good.values() for v in numbers((f.get("ci") or {}).get("upper") or f["return_levels"])] + sample
-    finite = [v for v in all_y if math.isfinite(v) and v > 0]
-    if finite and max(finite) / min(finite) > 20:
-        plain_log(ax)
-    set_return_period_axis(ax, t_max)
+    plain_log(ax)
+    aep_axis(ax, *AEP_RANGE)
     ax.set_ylabel(unit_label(unit, "Peak discharge"))
     legend_outside(ax, ncol=2)
-    pp = ("Hirsch-Stedinger plotting positions for the historical record" if record_years
-          else "Cunnane plotting positions")
-    note = ", ".join(p for p in (station_label(payload), f"{len(values)} annual maxima") if p)
-    note += f"; observed maxima at {pp}"
+    pp = (f"Hirsch-Stedinger (1987) plotting positions with the historical period, a = {a:g}" if record_years
+          else f"{'Weibull' if a == 0 else 'Cunnane'} plotting positions (a = {a:g})")
+    from aquascope_core.deliverables.flood_inputs import record_sentence
+
+    note = ", ".join(p for p in (station_label(payload), record_sentence(payload) or f"{len(values)} annual maxima")
+                     if p)
+    note += f"; peaks at {pp}; the curves are evaluated at {len(aeps)} exceedance probabilities"
+    if band_word:
+        note += f"; {band_word}"
     if T is not None:
         note += f"; the dashed line marks the {T:g}-year design return period"
     return fig, note
@@ -273,7 +348,8 @@ def trend(payload: Mapping[str, Any], context: Mapping[str, Any]) -> tuple[Any, 
 
 
 MAKERS = [
-    FigureMaker("annual_maxima", "Annual maxima", annual_maxima, "flood", folds={"trend_test": "trend"}),
+    FigureMaker("annual_maxima", "Annual maxima", annual_maxima, "flood",
+                folds={"trend_test": "trend", "bulletin17c_ema": None}),
     FigureMaker("frequency_curve", "Flood frequency curve", frequency_curve, "flood"),
     FigureMaker("lmoment_diagram", "L-moment ratio diagram", lmoment_diagram, "flood"),
     FigureMaker("trend", "Series with Sen's slope", trend, "flood"),

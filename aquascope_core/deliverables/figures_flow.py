@@ -146,19 +146,22 @@ _PROB_TICKS = (0.1, 1, 5, 10, 20, 50, 80, 90, 95, 99, 99.9)
 
 
 def probability_axis(ax: Any, pcts: Sequence[float], label: str = "Exceedance probability (%), normal scale") -> Any:
-    """Set a normal-probability x axis for percentages; returns the transform to apply to percentages."""
-    from scipy.stats import norm
+    """The normal-probability x axis of the frequency curve (figures_prob), over these percentages, increasing to
+    the right as a duration curve is read; returns the function taking percentages to the axis' data (fractions)."""
+    import numpy as np
+
+    from aquascope_core.deliverables.figures_prob import SCALE, ensure_scale
 
     def tf(p: Any) -> Any:
-        import numpy as np
+        return np.clip(np.asarray(p, dtype=float), 0.01, 99.99) / 100.0
 
-        return norm.ppf(np.clip(np.asarray(p, dtype=float), 0.01, 99.99) / 100.0)
-
-    lo, hi = min(pcts), max(pcts)
-    ticks = [t for t in _PROB_TICKS if lo * 0.8 <= t <= min(99.99, hi * 1.05 + 0.5)]
-    ax.set_xticks(list(tf(ticks)))
+    ensure_scale()
+    ax.set_xscale(SCALE)
+    lo, hi = float(tf(min(pcts))), float(tf(max(pcts)))
+    ticks = [t for t in _PROB_TICKS if lo * 80 <= t <= min(99.99, hi * 105 + 0.5)]
+    ax.set_xticks([t / 100.0 for t in ticks])
     ax.set_xticklabels([f"{t:g}" for t in ticks])
-    ax.set_xlim(float(tf(lo)) - 0.1, float(tf(hi)) + 0.1)
+    ax.set_xlim(lo * 0.8, 1 - (1 - hi) * 0.8)
     ax.set_xlabel(label)
     return tf
 
@@ -195,7 +198,7 @@ def flow_duration_curve(payload: Mapping[str, Any], context: Mapping[str, Any]) 
     note = ", ".join(p for p in (station_label(payload), span, f"{payload.get('n'):,} days" if payload.get("n") else "")
                      if p)
     if pp:
-        note += f"; {pp} plotting position"
+        note += f"; {str(pp)[:1].upper()}{str(pp)[1:]} plotting positions on a normal-probability scale"
     return fig, note
 
 
@@ -242,7 +245,8 @@ def low_flow_frequency(payload: Mapping[str, Any], context: Mapping[str, Any]) -
         plain_log(ax)
     ax.set_ylabel(unit_label(payload.get("unit"), f"{payload.get('days', 7)}-day minimum flow"))
     legend_outside(ax)
-    return fig, ", ".join(p for p in (station_label(payload), f"{n} annual minima") if p)
+    return fig, ", ".join(p for p in (station_label(payload), f"{n} annual minima") if p) + \
+        "; Weibull plotting positions on a normal-probability scale"
 
 
 def baseflow(payload: Mapping[str, Any], context: Mapping[str, Any]) -> tuple[Any, str]:

@@ -35,7 +35,7 @@ pre { background: var(--soft); padding: 2mm 3mm; white-space: pre-wrap; word-bre
 table { border-collapse: collapse; width: 100%; margin: 2mm 0 4mm; font-size: 9pt; }
 caption { caption-side: top; text-align: left; font-weight: bold; padding: 0 0 1mm; }
 th, td { border: 1px solid var(--rule); padding: 1mm 1.5mm; text-align: left; vertical-align: top; }
-th { background: var(--soft); }
+th { background: var(--soft); hyphens: manual; overflow-wrap: normal; word-break: normal; }
 td.num { text-align: right; white-space: nowrap; }
 div.figure { margin: 4mm 0 5mm; }
 div.figure img { max-width: 100%; height: auto; display: block; margin: 0 auto; }
@@ -112,18 +112,29 @@ def table_html(table: Mapping[str, Any], number: int | None = None) -> str:
     from aquascope_core.deliverables.blocks import plain
 
     cap = table_label(number, table.get("caption"))
-    head = "".join(f"<th>{html.escape(plain(str(c)))}</th>" for c in table.get("columns") or [])
+    from aquascope_core.deliverables.table_layout import column_widths, table_font
+
+    cols = [plain(str(c)) for c in table.get("columns") or []]
+    rows = list(table.get("rows") or [])
+    # widths from the content and, for many columns, a smaller size, so no header word breaks (16 cm of text);
+    # given as attributes and inline styles, which an office suite's HTML import reads where it ignores a class
+    size = table_font(cols, 5_760_000, size=9.0)
+    widths = column_widths(cols, rows, 5_760_000, size / 8.5)
+    pct = [f"{100 * w / max(1, sum(widths)):.0f}%" for w in widths]
+    font = f' style="font-size: {size:g}pt"' if size < 9.0 else ""
+    head = "".join(f'<th width="{p}"{font}>{html.escape(c)}</th>' for c, p in zip(cols, pct))
     body = []
-    for row in table.get("rows") or []:
+    for row in rows:
         cells = []
         for x in row:
             text = "" if x is None else plain(str(x))
             cls = ' class="num"' if _is_number(x) else ""
-            cells.append(f"<td{cls}>{html.escape(text)}</td>")
-        body.append("<tr>" + "".join(cells) + "</tr>")
+            cells.append(f"<td{cls}{font}>{html.escape(text)}</td>")
+        tall = f' style="height: {float(table["row_height_mm"]):g}mm"' if table.get("row_height_mm") else ""
+        body.append(f"<tr{tall}>" + "".join(cells) + "</tr>")
     caption = f"<caption>{html.escape(cap)}</caption>" if cap else ""
     # the border attributes are for readers that ignore CSS (an office suite's HTML import); CSS wins elsewhere
-    return f'<table border="1" cellspacing="0" cellpadding="3">{caption}<thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
+    return f'<table border="1" cellspacing="0" cellpadding="3"{font}>{caption}<thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
 
 
 def figure_html(ref: Mapping[str, Any], images: Callable[[str], bytes | None]) -> str:

@@ -5,8 +5,8 @@ report dict's order under real ``Heading 1`` / ``Heading 2`` / ``Heading 3`` sty
 LibreOffice can generate a table of contents); the Summary opens with the answer and the
 key-numbers table. Figures sit at the text width with a numbered caption; tables have a bold
 header row that repeats on every page, and a table longer than ``max_rows`` shows its first rows
-and points to the workbook sheet holding all of them. The appendix carries the study file
-verbatim. The footer holds the study id and a PAGE field.
+and points to the workbook sheet holding all of them. The study file travels
+in the bundle (study.yaml, named in the appendix), never pasted. The footer holds the study id and a PAGE field.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from aquascope_core.deliverables.blocks import blocks, plain
 from aquascope_core.deliverables.html import _is_number, figure_label, table_label
+from aquascope_core.deliverables.table_layout import column_widths, table_font
 
 __all__ = ["render_docx", "MAX_ROWS"]
 
@@ -89,21 +90,13 @@ def _repeat_header(row: Any) -> None:
 
 
 def _widths(t: Any, cols: Sequence[str], rows: Sequence[Sequence[Any]], width: int,
-            grid_cells: Sequence[Sequence[Any]]) -> None:
-    """Column widths in proportion to what they hold (a long 'Detail' column gets room, a 'Result' little)."""
+            grid_cells: Sequence[Sequence[Any]], scale: float = 1.0) -> None:
+    """Column widths from the content (table_layout.column_widths): no header word broken."""
     from docx.oxml.ns import qn
 
-    weights = []
-    for j, c in enumerate(cols):
-        longest = max([len(plain(str(r[j]))) for r in rows if j < len(r) and r[j] is not None] or [0])
-        word = max((len(w) for w in str(c).split()), default=4)
-        # a cell's padding and a bold header need about four characters more than the text itself
-        weights.append(max(min(longest, 28), word, 4) + 4)
-    total = sum(weights)
     t.autofit = False
     grid = t._tbl.tblGrid.findall(qn("w:gridCol"))
-    for j, w in enumerate(weights):
-        emu = int(width * w / total)
+    for j, emu in enumerate(column_widths(cols, rows, int(width), scale)):
         if j < len(grid):  # the grid is what LibreOffice lays out by; the cells' widths are Word's
             grid[j].set(qn("w:w"), str(emu // 635))
         for row_cells in grid_cells:  # (t.columns[j].cells walks the whole table for every column)
@@ -122,6 +115,7 @@ def _table(doc: Any, table: Mapping[str, Any], number: int, pointer: str | None,
     cap = _styled(doc, "Caption", table_label(number, plain(str(table.get("caption") or ""))))
     cap.paragraph_format.keep_with_next = True
     shown = rows[:max_rows]
+    size = table_font(cols, int(width))
     t = doc.add_table(rows=1 + len(shown), cols=len(cols))
     t.style = "Table Grid"
     grid_cells = [r.cells for r in t.rows]
@@ -130,7 +124,7 @@ def _table(doc: Any, table: Mapping[str, Any], number: int, pointer: str | None,
         cell.text = ""
         run = cell.paragraphs[0].add_run(c)
         run.bold = True
-        run.font.size = Pt(8.5)
+        run.font.size = Pt(size)
     _repeat_header(t.rows[0])
     for i, row in enumerate(shown, 1):
         cells = grid_cells[i]
@@ -138,10 +132,15 @@ def _table(doc: Any, table: Mapping[str, Any], number: int, pointer: str | None,
             x = row[j] if j < len(row) else ""
             par = cells[j].paragraphs[0]
             run = par.add_run("" if x is None else plain(str(x)))
-            run.font.size = Pt(8.5)
+            run.font.size = Pt(size)
             if _is_number(x):
                 par.alignment = WD_ALIGN_PARAGRAPH.RIGHT
-    _widths(t, cols, shown, width, grid_cells)
+    _widths(t, cols, shown, width, grid_cells, size / 8.5)
+    if table.get("row_height_mm"):  # room to sign in (the sign-off block)
+        from docx.shared import Mm
+
+        for row in t.rows[1:]:
+            row.height = Mm(float(table["row_height_mm"]))
     if len(rows) > max_rows:
         where = f" ({pointer})" if pointer else ""
         doc.add_paragraph(f"The first {max_rows} of {len(rows)} rows; all of them are in the workbook{where}.")
@@ -174,7 +173,7 @@ def render_docx(report: Mapping[str, Any], images: Callable[[str], bytes | None]
     pointer printed under a capped table).
     """
     import docx
-    from docx.enum.text import WD_ALIGN_PARAGRAPH, WD_BREAK
+    from docx.enum.text import WD_ALIGN_PARAGRAPH
     from docx.shared import Cm, Pt
 
     get = images.get if isinstance(images, Mapping) else images
@@ -206,7 +205,6 @@ def render_docx(report: Mapping[str, Any], images: Callable[[str], bytes | None]
         par = doc.add_paragraph()
         _add_runs(par, [(t, s | {"bold"}) if not s else (t, s) for t, s in
                         next((c for k, c in blocks(str(answer)) if k == "p"), [(str(answer), frozenset())])])
-    doc.add_paragraph().add_run().add_break(WD_BREAK.PAGE)
 
     footer = sec.footer.paragraphs[0]
     footer.alignment = WD_ALIGN_PARAGRAPH.CENTER
@@ -220,10 +218,11 @@ def render_docx(report: Mapping[str, Any], images: Callable[[str], bytes | None]
     counter = {"table": 0, "sections": 0}
 
     def section(s: Mapping[str, Any], level: int) -> None:
-        if level == 1 and counter["sections"] and s.get("id") in ("results", "appendix"):
-            doc.add_paragraph().add_run().add_break(WD_BREAK.PAGE)
+        head = _styled(doc, f"Heading {level}", plain(str(s.get("title") or "")))
+        # a new page by the heading's own property, never an empty paragraph that may fall on a page of its own
+        if level == 1 and (not counter["sections"] or s.get("id") in ("results", "appendix")):
+            head.paragraph_format.page_break_before = True
         counter["sections"] += 1
-        _styled(doc, f"Heading {level}", plain(str(s.get("title") or "")))
         _text(doc, s.get("text"))
         for fig in s.get("figures") or []:
             _figure(doc, fig, get, width)
@@ -236,14 +235,6 @@ def render_docx(report: Mapping[str, Any], images: Callable[[str], bytes | None]
                    width)
         for sub in s.get("subsections") or []:
             section(sub, min(level + 1, 3))
-        if s.get("id") == "appendix" and study_yaml:
-            _styled(doc, f"Heading {min(level + 1, 3)}", "The study file (study.yaml)")
-            for chunk in _chunks(study_yaml, 60):
-                par = doc.add_paragraph()
-                par.paragraph_format.space_after = Pt(0)
-                run = par.add_run(chunk)
-                run.font.name = "DejaVu Sans Mono"
-                run.font.size = Pt(7)
 
     for s in report.get("sections") or []:
         section(s, 1)
@@ -255,7 +246,3 @@ def render_docx(report: Mapping[str, Any], images: Callable[[str], bytes | None]
     doc.save(buf)
     return buf.getvalue()
 
-
-def _chunks(text: str, lines: int) -> list[str]:
-    rows = text.rstrip("\n").split("\n")
-    return ["\n".join(rows[i:i + lines]) for i in range(0, len(rows), lines)]

@@ -1,9 +1,13 @@
 """The study as an Excel workbook (openpyxl, imported inside :func:`render_workbook`).
 
 Sheets, in order: README (what each sheet holds, the study id, the commands that re-create the
-workbook and replay the study), Inventory, Plan, Gates, Findings, one sheet per result table of
-the report and per dataset a result holds (:mod:`aquascope_core.deliverables.datasets`), the
-user's uploaded tables, Figures (an index of the figure files) and Ledger. Numbers are written as
+workbook and replay the study), Inventory, Plan, Gates, Findings, Trace (every number the report
+quotes: its sheet and cell here and its result path), Arguments (one a row), one sheet per result
+table of the report (an interval column split into lower and upper, a parameter list into a column
+per parameter), a Bulletin 17C analysis' input by water year, one per dataset a result holds
+(:mod:`aquascope_core.deliverables.datasets`), the user's uploaded tables, Figures (an index of the
+figure files) and Ledger. Text a spreadsheet would read as a formula is stored as text
+(:func:`text_cell`); sheet names are those Excel accepts, unique, cut at a word. Numbers are written as
 numbers (a report cell such as ``"89.5 %"`` becomes 89.5 with a percent display), units sit in the
 headers, the header row is frozen and bold, and columns are sized to their content.
 """
@@ -18,13 +22,19 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from aquascope_core.deliverables.blocks import plain
 from aquascope_core.deliverables.datasets import payload_tables
+from aquascope_core.deliverables.flood_inputs import COLUMNS, frequency_inputs
 
-__all__ = ["render_workbook", "report_table_sheets", "cell_value", "MAX_DATA_ROWS"]
+__all__ = ["render_workbook", "report_table_sheets", "cell_value", "text_cell", "split_columns", "MAX_DATA_ROWS"]
 
 MAX_DATA_ROWS = 200_000
 _NUM = re.compile(r"^[+-]?(\d{1,3}(,\d{3})+|\d+)(\.\d+)?([eE][+-]?\d+)?$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-_BAD = re.compile(r"[\[\]:*?/\\]")
+# characters Excel refuses in a sheet name, and control characters (a newline in an upload's name)
+_BAD = re.compile(r"[\[\]:*?/\\\x00-\x1f\x7f]")
+# text a spreadsheet would read as a formula or a command (OWASP's list for untrusted data)
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_RANGE = re.compile(r"^\s*(-?[\d,]*\.?\d+(?:[eE][+-]?\d+)?)\s+to\s+(-?[\d,]*\.?\d+(?:[eE][+-]?\d+)?)\s*$")
+_PARAM = re.compile(r"^\s*([A-Za-z_][\w ]*?)\s+(-?[\d.]+(?:[eE][+-]?\d+)?)\s*$")
 # sections whose tables have a sheet of their own under a fixed name
 _FIXED = {"summary": "Findings", "site_data": "Inventory", "methodology": "Gates", "appendix": "Ledger"}
 
@@ -51,14 +61,72 @@ def cell_value(x: Any) -> tuple[Any, str | None]:
     return s, None
 
 
+def _fit(text: str, limit: int) -> str:
+    """``text`` within ``limit`` characters, cut at a word (never mid-word, no trailing punctuation)."""
+    text = re.sub(r"\s+", " ", text).strip()
+    if len(text) <= limit:
+        return text
+    cut = text[:limit + 1].rsplit(" ", 1)[0] if " " in text[:limit + 1] else text[:limit]
+    return cut[:limit].rstrip(" ,;.-(") or text[:limit]
+
+
 def _sheet_name(want: str, used: set[str]) -> str:
-    base = _BAD.sub(" ", plain(want)).strip()[:31] or "Sheet"
+    """A unique sheet name Excel accepts: no refused or control character, no apostrophe at either end, at most
+    31 characters cut at a word, not 'History' (reserved)."""
+    base = _fit(_BAD.sub(" ", plain(want)).strip().strip("'"), 31) or "Sheet"
+    if base.lower() == "history":
+        base = "History (table)"
     name, i = base, 2
     while name.lower() in used:
         suffix = f" ({i})"
-        name, i = base[:31 - len(suffix)] + suffix, i + 1
+        name, i = _fit(base, 31 - len(suffix)) + suffix, i + 1
     used.add(name.lower())
     return name
+
+
+def text_cell(ws: Any, value: Any) -> Any:
+    """``value`` for ``ws.append``: a string a spreadsheet would read as a formula (``=``, ``+``, ``-``, ``@``, tab,
+    CR at its start) becomes a text cell shown as typed (quote prefix); anything else is returned as it is."""
+    if not isinstance(value, str) or not value.startswith(_FORMULA_START):
+        return value
+    from openpyxl.cell.cell import Cell
+
+    cell = Cell(ws, value=None)
+    cell._value = value
+    cell.data_type = "s"
+    cell.quotePrefix = True
+    return cell
+
+
+def split_columns(columns: Sequence[Any], rows: Sequence[Sequence[Any]]) -> tuple[list[str], list[list[Any]]]:
+    """A report table as the workbook holds it: a column whose every filled cell is an interval (``4,440 to 6,300``)
+    becomes two numeric columns (lower, upper); one whose cells list parameters (``mean_log 3.72, sd_log 0.291``)
+    becomes a column per parameter."""
+    cols = [plain(str(c)) for c in columns]
+    out_rows = [list(r) + [None] * (len(cols) - len(r)) for r in rows]
+    j = 0
+    while j < len(cols):
+        cells = [plain(str(r[j])) for r in out_rows if r[j] not in (None, "")]
+        if cells and all(_RANGE.match(c) for c in cells):
+            name = cols[j]
+            cols[j:j + 1] = [f"{name} lower", f"{name} upper"]
+            for r in out_rows:
+                m = _RANGE.match(plain(str(r[j]))) if r[j] not in (None, "") else None
+                r[j:j + 1] = [m.group(1), m.group(2)] if m else [None, None]
+            j += 2
+            continue
+        parsed = [[_PARAM.match(p) for p in c.split(",")] for c in cells]
+        if cells and all(len(ps) > 1 and all(ps) for ps in parsed):
+            keys = list(dict.fromkeys(m.group(1) for ps in parsed for m in ps))
+            cols[j:j + 1] = keys
+            for r in out_rows:
+                found = {m.group(1): m.group(2) for m in (_PARAM.match(p) for p in plain(str(r[j] or "")).split(","))
+                         if m} if r[j] not in (None, "") else {}
+                r[j:j + 1] = [found.get(k) for k in keys]
+            j += len(keys)
+            continue
+        j += 1
+    return cols, out_rows
 
 
 def report_table_sheets(report: Mapping[str, Any]) -> list[tuple[int, str, Mapping[str, Any], str]]:
@@ -92,7 +160,7 @@ def _write(ws: Any, columns: Sequence[str], rows: Iterable[Sequence[Any]], *, ty
     from openpyxl.styles import Alignment, Font, PatternFill
     from openpyxl.utils import get_column_letter
 
-    ws.append([plain(str(c)) for c in columns])
+    ws.append([text_cell(ws, plain(str(c))) if c not in (None, "") else "Item" for c in columns])
     for c in ws[1]:
         c.font = Font(bold=True)
         c.fill = PatternFill("solid", fgColor="E8EEF4")
@@ -113,7 +181,7 @@ def _write(ws: Any, columns: Sequence[str], rows: Iterable[Sequence[Any]], *, ty
             if j <= len(widths):
                 shown = len(f"{value:.6g}") if isinstance(value, float) else len(str(value))
                 widths[j - 1] = min(max(widths[j - 1], shown + 1), 60)
-        ws.append(values)  # a row at once: several times quicker than a cell at a time
+        ws.append([text_cell(ws, v) for v in values])  # a row at once: several times quicker than a cell at a time
     for fmt, cells in formats.items():
         for r, j in cells:
             ws.cell(row=r, column=j).number_format = fmt
@@ -131,6 +199,38 @@ def _print_setup(ws: Any, width_chars: int) -> None:
     ws.page_setup.paperSize = ws.PAPERSIZE_A4
     ws.page_setup.orientation = "landscape" if width_chars > 110 else "portrait"
     ws.print_title_rows = "1:1"
+
+
+def _scalar(v: Any) -> bool:
+    return v is None or isinstance(v, (str, int, float, bool))
+
+
+def _trace(wb: Any, index: int, findings: Sequence[Sequence[Any]], described: list[tuple[str, str]]) -> None:
+    """The Trace sheet: every number the report quotes (the Findings), the sheet and cell holding it, and the
+    result path it comes from; a result table of the report holding the same value (to three significant
+    figures) is named beside the Findings cell."""
+    from openpyxl.utils import get_column_letter
+
+    def key(v: Any) -> str | None:
+        return f"{v:.3g}" if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
+    where: dict[str, str] = {}
+    for ws in wb.worksheets:
+        if ws.title in ("README", "Inventory", "Plan", "Arguments", "Gates", "Findings"):
+            continue
+        for row in ws.iter_rows(min_row=2, max_row=min(ws.max_row, 400)):
+            for c in row:
+                k = key(c.value)
+                if k is not None:
+                    where.setdefault(k, f"'{ws.title}'!{get_column_letter(c.column)}{c.row}")
+    rows = []
+    for i, f in enumerate(findings, 2):
+        value = cell_value(f[1])[0] if f[1] is not None else None
+        rows.append([f[0], value, f[2], "Findings", f"B{i}", where.get(key(value) or "", ""), f[6]])
+    ws = wb.create_sheet("Trace", index)
+    _write(ws, ["Quantity", "Value", "Unit", "Sheet", "Cell", "Also in (a table of the report)", "Result path"], rows)
+    described.append(("Trace", "every number the report quotes: its sheet and cell in this workbook and the result "
+                               "path in the study it comes from"))
 
 
 def _upload_rows(entry: Mapping[str, Any]) -> tuple[list[str], list[list[Any]]] | None:
@@ -204,18 +304,26 @@ def render_workbook(ws: Mapping[str, Any], report: Mapping[str, Any], figures: S
     sheet("Findings", "every number the report quotes, the result path it comes from and its band",
           ["Quantity", "Value", "Unit", "Band lower", "Band upper", "Band confidence", "From result", "Method",
            "Return period (years)", "In the summary"], find_rows)
+    trace_at = len(wb.sheetnames)
 
     for n, sec_id, table, name in report_table_sheets(report):
         if not sec_id.startswith("results-") or str(table.get("caption")) == "Gates":
             continue
         sheet(name, f"Table {n} of the report: {plain(str(table.get('caption') or ''))} ({sec_id.replace('results-', 'step ')})",
-              table.get("columns") or [], table.get("rows") or [])
+              *split_columns(table.get("columns") or [], table.get("rows") or []))
 
     used = {s.lower() for s in wb.sheetnames}
     for st in study.get("steps") or []:
         r = results.get(st.get("id")) or {}
         if r.get("status") != "ok":
             continue
+        inputs = frequency_inputs(r.get("payload") or {})
+        if inputs:
+            unit = (r.get("payload") or {}).get("unit")
+            cols = [f"{c} ({unit})" if unit and c not in ("Water year", "Codes", "Treatment") else c for c in COLUMNS]
+            sheet(_sheet_name(f"{st['id']} Frequency analysis input", used),
+                  f"the frequency analysis input of step {st['id']}: every water year's peak, codes, perception "
+                  "threshold, flow interval and treatment", cols, inputs)
         for t in payload_tables(r.get("payload")):
             name = _sheet_name(f"{st['id']} {t['name']}", used)
             sheet(name, f"data of step {st['id']} ({st.get('tool')}): {t['name']}, {len(t['rows'])} rows",
@@ -226,6 +334,11 @@ def render_workbook(ws: Mapping[str, Any], report: Mapping[str, Any], figures: S
             name = _sheet_name(f"upload {tname}", used)
             sheet(name, f"your table {tname}, as uploaded", got[0], got[1], typed=False)
 
+    _trace(wb, trace_at, find_rows, described)
+    arg_rows = [[st.get("id"), k, v if _scalar(v) else json.dumps(v, ensure_ascii=False)]
+                for st in study.get("steps") or [] for k, v in (st.get("arguments") or {}).items()]
+    _write(wb.create_sheet("Arguments", trace_at + 1), ["Step", "Argument", "Value"], arg_rows)
+    described.append(("Arguments", "every argument of every step, one a row (the Plan's Arguments column, cell by cell)"))
     sheet("Figures", "every figure of the report: its number, caption, step and file",
           ["Figure", "Caption", "Step", "PNG file", "SVG file"],
           [[f.get("number"), f.get("caption"), f.get("step") or "site", f.get("name"), f.get("svg")] for f in figures])
@@ -241,7 +354,7 @@ def render_workbook(ws: Mapping[str, Any], report: Mapping[str, Any], figures: S
             ["Replay the study", "aquascope run study.yaml"],
             ["Files of the study", ", ".join(files)], [], ["Sheet", "What it holds"], *described]
     for row in rows:
-        readme.append(row)
+        readme.append([text_cell(readme, v) for v in row])
     readme.column_dimensions["A"].width = 28
     readme.column_dimensions["B"].width = 100
     for c in readme["A"]:

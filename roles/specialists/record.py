@@ -152,7 +152,14 @@ def annotate(decision: dict[str, Any], brief: Mapping[str, Any], study: Mapping[
     if per:
         start, end = per["start"], per["end"]
         facts.update({"start": start, "end": end})
-        if not (_words(start)[:4] in answer and _words(end)[:4] in answer):
+        from aquascope_core.deliverables.flood_inputs import record_sentence
+
+        # a frequency analysis with historical information states its record in the one form the report uses
+        b17c = next((t for t in (record_sentence((r or {}).get("payload") or {})
+                                 for r in (run.get("results") or {}).values()) if t), "")
+        if b17c:
+            answer += f" The record this rests on: {b17c}."
+        elif not (_words(start)[:4] in answer and _words(end)[:4] in answer):
             whose = "The donors' records run" if per.get("donors") else "The record this rests on runs"
             answer += f" {whose} from {_words(start)} to {_words(end)}."
         end_d = _as_date(end, end=True)

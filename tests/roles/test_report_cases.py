@@ -94,8 +94,8 @@ def _prose(report: dict[str, Any]) -> str:
             walk(sec)
         if sec.get("id") == "summary":
             for t in sec.get("tables") or []:
-                # the "From result" column holds paths, not numbers
-                cols = [i for i, c in enumerate(t["columns"]) if c != "From result"]
+                # the "Source" column names the step, not numbers
+                cols = [i for i, c in enumerate(t["columns"]) if c != "Source"]
                 rows = [[r[i] for i in cols] for r in t["rows"]]
                 parts.append(table_markdown([t["columns"][i] for i in cols], rows).replace("|", " . "))
     return "\n".join(parts)

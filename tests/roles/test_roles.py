@@ -64,7 +64,7 @@ def test_the_keyless_crew_writes_a_report_from_gated_results(done):
     assert ws.critique["ok"] and ws.report["critique_ok"] and ws.report["final_check"]["ok"]
     ids = [s["id"] for s in ws.report["sections"]]
     assert ids == ["summary", "problem", "site_data", "methodology", "results", "limitations", "recommendations",
-                   "references", "appendix"]
+                   "glossary", "references", "signoff", "appendix"]
     md = store.get(next(a for a in ws.artifacts if a["name"] == "report.md")).decode()
     assert "GEV (L-moments)" in md and "log-Pearson III" in md and "90 % band" in md
     assert "| s3 | spread_within | passed |" in md  # gates listed with their values

@@ -18,8 +18,8 @@ from aquascope_core.errors import InputError
 from aquascope_core.workspace import ArtifactStore, Workspace
 
 SECTION_TITLES = ["Summary", "Problem and decision", "Site and data", "Methodology", "Results",
-                  "Limitations and what this study does not establish", "Recommendations", "References",
-                  "Appendix: reproducibility"]
+                  "Limitations and what this study does not establish", "Recommendations", "Glossary",
+                  "References", "Sign-off", "Appendix: reproducibility"]
 
 
 @pytest.fixture
@@ -91,7 +91,7 @@ def test_the_word_report_reopens_with_headings_tables_pictures_and_page_numbers(
     assert any(p.style.name == "Caption" and p.text.startswith("Figure 1. ") for p in doc.paragraphs)
     # the key numbers come first: the first table is the Summary's, with its header row repeated on each page
     first = doc.tables[0]
-    assert [c.text for c in first.rows[0].cells] == ["Quantity", "Value", "Unit", "Band", "Confidence", "From result"]
+    assert [c.text for c in first.rows[0].cells] == ["Quantity", "Value", "Unit", "Band", "Confidence", "Source"]
     assert "100-year maximum daily-mean flow, GEV (L-moments)" in [r.cells[0].text for r in first.rows]
     assert first.rows[0]._tr.xpath("./w:trPr/w:tblHeader")
     gates = [t for t in doc.tables if [c.text for c in t.rows[0].cells][:3] == ["Step", "Gate", "Result"]]
@@ -99,7 +99,9 @@ def test_the_word_report_reopens_with_headings_tables_pictures_and_page_numbers(
     footer_xml = doc.sections[0].footer._element.xml
     assert "PAGE" in footer_xml and "fldChar" in footer_xml
     body = "\n".join(p.text for p in doc.paragraphs)
-    assert "The study file (study.yaml)" in body and "steps:" in body  # the study file, verbatim
+    # the study file is attached and named in the appendix, not pasted into the report
+    assert "study.yaml" in body and "attached, not reproduced here" in body and "steps:" not in body
+    assert "Prepared by" in [r.cells[0].text for t in doc.tables for r in t.rows]  # the sign-off block
 
 
 def test_a_long_table_is_capped_with_a_pointer_to_its_sheet(flood):

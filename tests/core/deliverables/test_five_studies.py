@@ -12,8 +12,8 @@ import subprocess
 import pytest
 
 SECTION_TITLES = ["Summary", "Problem and decision", "Site and data", "Methodology", "Results",
-                  "Limitations and what this study does not establish", "Recommendations", "References",
-                  "Appendix: reproducibility"]
+                  "Limitations and what this study does not establish", "Recommendations", "Glossary",
+                  "References", "Sign-off", "Appendix: reproducibility"]
 pytestmark = pytest.mark.slow
 
 NAMES = ["flood", "bulletin17c", "drought", "gr4j", "supply"]

@@ -1,0 +1,61 @@
+"""Table column widths from their content, shared by the Word and HTML reports: no header word ever broken.
+
+A column gets at least the width of its header's longest word (bold) and, when there is room, of its cells'
+longest word; the rest of the text width is shared in proportion to the content. A table whose header words
+cannot all fit at the normal size is set smaller (:func:`table_font`). Widths are in EMU (914,400 an inch).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from aquascope_core.deliverables.blocks import plain
+
+__all__ = ["table_font", "column_widths"]
+
+# widths of the 8.5-point table text (Liberation Sans), in EMU: a character, a bold one, a cell's padding
+_CHAR, _BOLD_CHAR, _PADDING = 64000, 76000, 200000
+
+
+def _shares(weights: Sequence[float], floors: Sequence[float], width: int) -> list[int]:
+    """Column widths summing to ``width``: in proportion to the content, but none below its floor (its longest word
+    fits); a column held at its floor leaves the rest to the others. When the floors alone exceed the width, in
+    proportion to the floors."""
+    need = sum(floors)
+    if need >= width:
+        return [int(width * f / need) for f in floors]
+    fixed: dict[int, float] = {}
+    while True:
+        free = [i for i in range(len(weights)) if i not in fixed]
+        room = width - sum(fixed.values())
+        total = sum(weights[i] for i in free) or 1.0
+        share = {i: room * weights[i] / total for i in free}
+        low = [i for i in free if share[i] < floors[i]]
+        if not low:
+            return [int(fixed.get(i, share.get(i, 0.0))) for i in range(len(weights))]
+        for i in low:
+            fixed[i] = floors[i]
+
+
+def table_font(cols: Sequence[str], width: int, size: float = 8.5, smallest: float = 6.0) -> float:
+    """The text size (points) at which the longest word of every header fits its column: 8.5, or smaller for a
+    table of many columns (never below ``smallest``)."""
+    need = sum(max((len(w) for w in str(c).split()), default=4) * _BOLD_CHAR + _PADDING for c in cols)
+    if need <= width:
+        return size
+    return max(smallest, round(size * (width - _PADDING * len(cols)) / (need - _PADDING * len(cols)) - 0.1, 1))
+
+
+def column_widths(cols: Sequence[str], rows: Sequence[Sequence[Any]], width: int, scale: float = 1.0) -> list[int]:
+    """Each column's width (EMU) for text at ``scale`` times 8.5 points, summing to ``width``."""
+    weights, floors, hard = [], [], []
+    for j, c in enumerate(cols):
+        cells = [plain(str(r[j])) for r in rows if j < len(r) and r[j] is not None]
+        longest = max([len(x) for x in cells] or [0])
+        word = max((len(w) for w in str(c).split()), default=4)
+        cell_word = max([len(w) for x in cells for w in x.split()] or [0])
+        hard.append(word * _BOLD_CHAR * scale + _PADDING)
+        floors.append(max(word * _BOLD_CHAR, min(cell_word, 10) * _CHAR) * scale + _PADDING)
+        weights.append(max(min(longest, 28), word, 4) + 4)
+    # the header's words must fit; the cells' words too when there is room for both
+    return _shares(weights, floors if sum(floors) < width else hard, width)
