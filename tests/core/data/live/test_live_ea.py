@@ -1,4 +1,10 @@
-"""Environment Agency hydrology adapter. No recorded answer of this API was found (fixtures/README.md): these shapes follow its reference documentation and do not count as recorded."""
+"""Environment Agency hydrology adapter.
+
+No recorded answer of the stations or readings endpoints was found (fixtures/README.md): the shapes in
+``_station`` and ``_readings`` follow the service's reference documentation and do not count as recorded.
+The one piece taken from the service's own output is a measure item (the last test): the daily mean flow
+measure of station 052d0819-... (Ulting Sarasota), which fixes the measure the adapter reads and its unit.
+"""
 
 from __future__ import annotations
 
@@ -70,3 +76,23 @@ def test_timeout_and_malformed_json(make_source):
         make_source(EaHydrologyLive, Script(malformed())).stations_near(50.5, -3.8)
     with pytest.raises(SourceError, match="no 'items' list"):
         make_source(EaHydrologyLive, Script(ok({"meta": {}}))).fetch_series(GUID, "discharge")
+
+
+def test_the_measure_read_is_the_daily_mean_flow_measure_the_service_lists(make_source):
+    """The measure item as the service lists it (fixtures/README.md: copied from the service's output by a
+    public project, not stated as recorded): its notation is the path the adapter reads, its unit the one it
+    labels, and it is the qualified daily mean."""
+    from conftest import recorded
+
+    item = recorded("ea_hydrology_measure_052d0819_daily_mean_flow_item.json")
+    assert (item["periodName"], item["valueType"], item["period"], item["observationType"]["label"]) == (
+        "daily", "mean", 86400, "Qualified")
+    sid = item["station"]["@id"].rsplit("/", 1)[-1]
+    script = Script(ok({"items": []}))
+    with pytest.raises(DataNotFoundError):
+        make_source(EaHydrologyLive, script).fetch_series(sid, "discharge", start="2020-01-01", end="2020-01-31")
+    assert script.requests[0].url.path == f"/hydrology/id/measures/{item['notation']}/readings.json"
+    assert str(script.requests[0].url).split("?")[0] == item["@id"].replace("http://", "https://") + "/readings.json"
+    rows = make_source(EaHydrologyLive, Script(ok({"items": [_station(sid, "Ulting Sarasota", 51.7467, 0.6, 10.0)]}))
+                       ).stations_near(51.75, 0.6, radius_km=5.0)
+    assert rows[0]["variables"][0]["unit"] == item["unitName"]
