@@ -6,10 +6,13 @@
   (the station id used here), ``label``, ``lat``, ``long``, ``catchmentArea`` (km2), ``riverName``;
 - ``/id/stations/<id>.json``: one station;
 - ``/id/measures/<id>-flow-m-86400-m3s-qualified/readings.json?mineq-date=..&maxeq-date=..``: items with
-  ``date``, ``value`` (m3/s), ``quality`` (Good, Estimated, Suspect, Unchecked, Missing), ``completeness``.
+  ``date``, ``dateTime``, ``value`` (m3/s), ``quality`` (Good, Estimated, Suspect, Unchecked, Missing),
+  ``completeness`` (Complete, Incomplete) and on some days ``valid``/``invalid``/``missing`` counts.
 
-Readings without a value or with quality ``Missing`` are gaps (dropped, counted); the other quality
-flags are counted in ``attrs["quality"]``. Open Government Licence v3.0.
+The service does not send the items in date order (seen in its printed answers, fixtures/README.md): they
+are sorted here. Readings without a value or with quality ``Missing`` are gaps (dropped, counted); the
+quality flags are counted in ``attrs["quality"]`` and the days' completeness in ``attrs["completeness"]``
+(a value kept from an incomplete day is said in the note). Open Government Licence v3.0.
 """
 
 from __future__ import annotations
@@ -115,10 +118,13 @@ class EaHydrologyLive(LiveSource):
         body, accessed = self.http.get_json(url, params, what=f"daily mean flow at {sid}",
                                             check=lambda b: _items(b, f"daily mean flow at {sid}"))
         items = _items(body, f"daily mean flow at {sid}")
-        dates, values, quality = [], [], {}
+        dates, values, quality, completeness = [], [], {}, {}
+        incomplete_kept = 0
         for it in items:
             q = str(it.get("quality") or "unknown")
             quality[q] = quality.get(q, 0) + 1
+            c = str(it.get("completeness") or "unknown")
+            completeness[c] = completeness.get(c, 0) + 1
             v = it.get("value")
             day = it.get("date") or (str(it.get("dateTime"))[:10] if it.get("dateTime") else None)
             if v is None or q == "Missing" or day is None:
@@ -128,6 +134,7 @@ class EaHydrologyLive(LiveSource):
             except (TypeError, ValueError):
                 raise SourceError(f"ea_hydrology: flow at {sid}: value {v!r} on {day} is not a number") from None
             dates.append(pd.Timestamp(day))
+            incomplete_kept += c == "Incomplete"
         if not values:
             raise DataNotFoundError(f"ea_hydrology: no daily mean flow at {sid}"
                                     + (f" between {start} and {end}" if start or end else ""),
@@ -138,5 +145,7 @@ class EaHydrologyLive(LiveSource):
                               + ", ".join(str(d.date()) for d in s.index[s.index.duplicated()][:5]))
         return finish_series(s, variable="discharge", unit="m3/s", resolution="daily", source=self.name, station_id=sid,
                              name=sid, provenance=self.provenance(url, accessed, station_id=sid, measure=measure),
-                             start=start, end=end, note="EA daily mean flow (qualified); quality flags counted",
-                             extra={"quality": quality})
+                             start=start, end=end,
+                             note="EA daily mean flow (qualified); quality flags and day completeness counted"
+                                  + (f"; {incomplete_kept} value(s) from incomplete days" if incomplete_kept else ""),
+                             extra={"quality": quality, "completeness": completeness})

@@ -6,7 +6,8 @@ socket is opened; a cached answer is not served either, so "off" means off.
 
 Requests retry on 429 and 5xx answers and on timeouts and connection errors, with exponential
 backoff (``backoff_s * 2**attempt``), honouring ``Retry-After`` (seconds or an HTTP date) up to
-``max_wait_s``. Successful JSON answers are cached on disk under ``$AQUASCOPE_HOME/cache/<source>/``
+``max_wait_s``; a longer ``Retry-After`` (the USGS sends whole seconds, e.g. 2619, once a key's quota is
+spent, as its own client's maintainers note) ends the request at once with the wait named, not a sleep. Successful JSON answers are cached on disk under ``$AQUASCOPE_HOME/cache/<source>/``
 (default ``~/.aquascope/cache``), keyed by the URL and its parameters, with the time they were
 retrieved; that time is the ``accessed`` of the provenance row.
 """
@@ -18,6 +19,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 import time
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -191,9 +193,18 @@ class LiveHttp:
                                             + (f": {_reason(response)}" if response.content else ""),
                                             recovery="Check the station id, or list stations near the site.")
                 if status != 429 and status < 500:
-                    raise SourceError(f"{self.source}: {what} refused with HTTP {status}: {_reason(response)}")
+                    raise SourceError(f"{self.source}: {what} refused with HTTP {status}: {_reason(response)}",
+                                      recovery=("The service refused the query; the USGS does so when a query exceeds "
+                                                "its limits: ask for fewer sites or a shorter period."
+                                                if status == 403 else None))
                 failure = f"HTTP {status}" + (f" ({_reason(response)})" if response.content else "")
                 wait = _retry_after(response)
+                if wait is not None and wait > self.max_wait_s:  # the USGS asks for tens of minutes once a key's quota is spent
+                    raise SourceError(f"{self.source}: {what}: {failure}; the service asks to wait {wait:.0f} s "
+                                      f"(about {wait / 60:.0f} min) before the next request, longer than the "
+                                      f"{self.max_wait_s:.0f} s this run waits",
+                                      recovery="Try again after that time, use an API key with a larger quota, or run "
+                                               "offline on the records already held (aquascope data).")
             if attempt >= self.retries:
                 raise SourceError(f"{self.source}: {what} failed after {attempt + 1} attempt(s): {failure}",
                                   recovery="Try again later (the service may be rate-limiting or down), or run offline "
@@ -213,8 +224,9 @@ class LiveHttp:
 def _reason(response: httpx.Response) -> str:
     try:
         body = response.json()
-    except ValueError:
-        return response.text[:200]
+    except ValueError:  # a gateway's HTML page (502/504 in front of the API): its title, not its markup
+        title = re.search(r"<title>\s*(.*?)\s*</title>", response.text, re.I | re.S)
+        return title.group(1)[:200] if title else re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", response.text)).strip()[:200]
     if isinstance(body, dict):
         inner = body.get("error")
         if isinstance(inner, dict):  # the API gateway's {"error": {"code", "message"}}

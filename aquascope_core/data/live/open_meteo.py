@@ -11,8 +11,13 @@ rows say so in ``note``.
 - GloFAS: ``https://flood-api.open-meteo.com/v1/flood?latitude&longitude&start_date&end_date
   &daily=river_discharge``; m3/s, from 1984-01-01.
 
-The answer is ``{"latitude", "longitude", "daily_units": {...}, "daily": {"time": [...], "<var>": [...]}}``;
-errors are HTTP 400 with ``{"error": true, "reason": "..."}``.
+The answer is ``{"latitude", "longitude", "generationtime_ms", "utc_offset_seconds", "timezone",
+"timezone_abbreviation", "elevation", "daily_units": {...}, "daily": {"time": [...], "<var>": [...]}}``
+(recorded answers of both services in tests/core/data/live/fixtures): ``latitude``/``longitude`` are the
+grid cell's, not the point asked for, and are kept with ``elevation`` as ``grid_lat``/``grid_lon``/
+``grid_elevation_m``; days are GMT days (``timezone=GMT``; another ``utc_offset_seconds`` is refused), and a
+unit other than the one expected (``°F`` for a temperature, ``inch``) is refused, not converted. Errors are
+HTTP 400 with ``{"error": true, "reason": "..."}``.
 """
 
 from __future__ import annotations
@@ -88,6 +93,13 @@ class _OpenMeteoPoint(LiveSource):
                 raise SourceError(f"{self.name}: daily time and {service_name} lists differ in length or type")
             if got_unit is not None and _UNIT.get(got_unit, got_unit) != unit:
                 raise SourceError(f"{self.name}: {service_name} came in {got_unit!r}, expected {unit}")
+            time_unit = (b.get("daily_units") or {}).get("time")
+            if time_unit not in (None, "iso8601"):
+                raise SourceError(f"{self.name}: daily times came as {time_unit!r}, expected iso8601 dates")
+            offset = b.get("utc_offset_seconds")
+            if offset not in (None, 0):  # days were asked in GMT; another offset shifts every day's window
+                raise SourceError(f"{self.name}: the answer's days are in {b.get('timezone')!r} "
+                                  f"(UTC offset {offset} s), not the GMT days asked for")
             return times, values, got_unit
 
         body, accessed = self.http.get_json(self.base_url, params, what=f"daily {service_name} at {lat:.4f}, {lon:.4f}",
@@ -98,7 +110,8 @@ class _OpenMeteoPoint(LiveSource):
         if s.dropna().empty:
             raise DataNotFoundError(f"{self.name}: no {variable} at {lat:.4f}, {lon:.4f} between {lo.date()} and {hi.date()}",
                                     argument="station_id", value=station_id)
-        cell = {"grid_lat": body.get("latitude"), "grid_lon": body.get("longitude")}
+        cell = {"grid_lat": body.get("latitude"), "grid_lon": body.get("longitude"),
+                "grid_elevation_m": body.get("elevation")}
         return finish_series(s, variable=variable, unit=unit, resolution="daily", source=self.name,
                              station_id=point_id(self.prefix, lat, lon), name=f"{self.prefix} {lat:.4f}, {lon:.4f}",
                              provenance=self.provenance(self.base_url, accessed, **cell), start=start, end=end,

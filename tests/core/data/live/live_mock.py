@@ -2,7 +2,7 @@
 
 What a service answers comes from ``fixtures/`` (answers it really sent, sources in fixtures/README.md);
 ``status()``'s default body is a placeholder for the HTTP layer's own tests (test_live_http.py) and for the
-Environment Agency, whose answers were not found recorded.
+Environment Agency, whose error bodies were not found recorded.
 """
 
 from __future__ import annotations

@@ -1,4 +1,12 @@
-"""Environment Agency hydrology adapter. No recorded answer of this API was found (fixtures/README.md): these shapes follow its reference documentation and do not count as recorded."""
+"""Environment Agency hydrology adapter.
+
+No raw recorded answer of the stations or readings endpoints was found (fixtures/README.md): the station
+item of ``_station`` follows the service's reference documentation and does not count as recorded.
+Taken from the service's own output: a measure item (the daily mean flow measure of 052d0819-...,
+Ulting Sarasota), and readings as an R client printed them from live answers (``_printed_items``: each
+printed row transcribed to an item, field by field, ``<NA>`` meaning the field is absent; the ``{"items":
+[...]}`` envelope around them is the documented one, not recorded).
+"""
 
 from __future__ import annotations
 
@@ -17,24 +25,6 @@ def _station(guid, label, lat, lon, area):
             "riverName": "River Dart", "dateOpened": "1958-10-01",
             "measures": [{"@id": f"http://environment.data.gov.uk/hydrology/id/measures/{guid}-flow-m-86400-m3s-qualified",
                           "parameter": "flow", "period": 86400, "unitName": "m3/s"}]}
-
-
-def _readings(rows):
-    return {"meta": {"publisher": "Environment Agency", "licence": "http://www.nationalarchives.gov.uk/doc/open-government-licence/version/3/"},
-            "items": [{"measure": {"@id": f"http://environment.data.gov.uk/hydrology/id/measures/{GUID}-flow-m-86400-m3s-qualified"},
-                       "date": d, "dateTime": f"{d}T00:00:00", "value": v, "quality": q, "completeness": "Complete"}
-                      for d, v, q in rows]}
-
-
-def test_daily_flow_success_with_quality_flags_and_a_missing_day(make_source):
-    script = Script(ok(_readings([("2020-01-01", 4.2, "Good"), ("2020-01-02", None, "Missing"),
-                                  ("2020-01-03", 5.0, "Estimated"), ("2020-01-04", 6.5, "Good")])))
-    s = make_source(EaHydrologyLive, script).fetch_series(GUID, "discharge", start="2020-01-01", end="2020-01-04")
-    assert s.tolist() == [4.2, 5.0, 6.5] and s.attrs["unit"] == "m3/s" and s.attrs["gaps"]["n_missing"] == 1
-    assert s.attrs["quality"] == {"Good": 2, "Missing": 1, "Estimated": 1}
-    req = script.requests[0]
-    assert req.url.path.endswith(f"/id/measures/{GUID}-flow-m-86400-m3s-qualified/readings.json")
-    assert (req.url.params["mineq-date"], req.url.params["maxeq-date"]) == ("2020-01-01", "2020-01-04")
 
 
 def test_stations_near(make_source):
@@ -70,3 +60,73 @@ def test_timeout_and_malformed_json(make_source):
         make_source(EaHydrologyLive, Script(malformed())).stations_near(50.5, -3.8)
     with pytest.raises(SourceError, match="no 'items' list"):
         make_source(EaHydrologyLive, Script(ok({"meta": {}}))).fetch_series(GUID, "discharge")
+
+
+def test_the_measure_read_is_the_daily_mean_flow_measure_the_service_lists(make_source):
+    """The measure item as the service lists it (fixtures/README.md: copied from the service's output by a
+    public project, not stated as recorded): its notation is the path the adapter reads, its unit the one it
+    labels, and it is the qualified daily mean."""
+    from conftest import recorded
+
+    item = recorded("ea_hydrology_measure_052d0819_daily_mean_flow_item.json")
+    assert (item["periodName"], item["valueType"], item["period"], item["observationType"]["label"]) == (
+        "daily", "mean", 86400, "Qualified")
+    sid = item["station"]["@id"].rsplit("/", 1)[-1]
+    script = Script(ok({"items": []}))
+    with pytest.raises(DataNotFoundError):
+        make_source(EaHydrologyLive, script).fetch_series(sid, "discharge", start="2020-01-01", end="2020-01-31")
+    assert script.requests[0].url.path == f"/hydrology/id/measures/{item['notation']}/readings.json"
+    assert str(script.requests[0].url).split("?")[0] == item["@id"].replace("http://", "https://") + "/readings.json"
+    rows = make_source(EaHydrologyLive, Script(ok({"items": [_station(sid, "Ulting Sarasota", 51.7467, 0.6, 10.0)]}))
+                       ).stations_near(51.75, 0.6, radius_km=5.0)
+    assert rows[0]["variables"][0]["unit"] == item["unitName"]
+
+
+def _printed_items(block: int) -> list[dict]:
+    """Items transcribed from a printed block of fixtures/ea_hydrology_readings_printed_simonmoulds_ea_readme.txt.
+
+    The columns printed are transcribed under their own names (``dateTime`` from its two printed halves, with
+    the ``T`` of ISO 8601); ``measure`` is left out (printed truncated); ``<NA>``/``NA`` cells are absent fields.
+    Values are as printed (rounded to three significant figures by the printer)."""
+    from conftest import recorded
+
+    text = recorded("ea_hydrology_readings_printed_simonmoulds_ea_readme.txt").split("\n# ---\n")[block]
+    lines = [ln[2:].rstrip() for ln in text.splitlines() if ln.startswith("#>") and not ln.startswith("#> #")]
+    header = lines[0].split()
+    assert header[:4] == ["measure", "date", "dateTime", "value"], header
+    items = []
+    for ln in lines[2:]:
+        cells = ln.split()
+        _, _, date, dt_day, dt_time, *rest = cells
+        row = dict(zip(header[3:], rest))
+        item = {"date": date, "dateTime": f"{dt_day}T{dt_time}"}
+        item.update({k: (float(v) if k == "value" else v) for k, v in row.items() if v not in ("NA", "<NA>")})
+        items.append(item)
+    return items
+
+
+def test_printed_live_readings_unsorted_with_a_missing_incomplete_day(make_source):
+    items = _printed_items(0)
+    assert len(items) == 10 and [it["date"] for it in items][4:7] == ["2024-04-30", "2024-04-28", "2024-04-29"]
+    script = Script(ok({"items": items}))
+    s = make_source(EaHydrologyLive, script).fetch_series(
+        "b0713e87-cab3-46e4-bfb3-f0bbb91cedf6", "discharge", start="2024-04-18", end="2024-05-28")
+    req = script.requests[0]
+    assert req.url.path == "/hydrology/id/measures/b0713e87-cab3-46e4-bfb3-f0bbb91cedf6-flow-m-86400-m3s-qualified/readings.json"
+    assert (req.url.params["mineq-date"], req.url.params["maxeq-date"]) == ("2024-04-18", "2024-05-28")
+    assert s.index.is_monotonic_increasing and len(s) == 9 and "2024-05-28" not in s.index
+    assert s["2024-04-28":"2024-04-30"].tolist() == [53.1, 64.8, 57.8] and s.attrs["unit"] == "m3/s"
+    assert s.attrs["quality"] == {"Good": 9, "Missing": 1}
+    assert s.attrs["completeness"] == {"Complete": 9, "Incomplete": 1}
+    assert "incomplete days" not in s.attrs["note"]  # the incomplete day had no value
+
+
+def test_printed_live_readings_with_valid_invalid_missing_counts(make_source):
+    items = _printed_items(1)
+    assert items[1] == {"date": "2024-06-23", "dateTime": "2024-06-23T00:00:00", "value": 1.12, "valid": "8229",
+                        "invalid": "0", "missing": "1770"}
+    s = make_source(EaHydrologyLive, Script(ok({"items": items}))).fetch_series(
+        "052d0819-2a32-47df-9b99-c243c9c8235b", "discharge", start="2024-05-31", end="2024-06-23")
+    assert s.tolist() == [1.47, 1.32, 1.15, 1.11, 1.12, 1.12] and s.index[0] == __import__("pandas").Timestamp("2024-05-31")
+    # quality and completeness were not printed for these rows, so they are counted as unknown, not as Good
+    assert s.attrs["quality"] == {"unknown": 6} and s.attrs["completeness"] == {"unknown": 6}

@@ -1,4 +1,8 @@
-"""Open-Meteo ERA5 archive and GloFAS flood adapters: recorded flood API answers (end of file) and shapes from the docs."""
+"""Open-Meteo ERA5 archive and GloFAS flood adapters.
+
+Recorded answers of both services (fixtures/README.md) at the end of the file; the tests above them use
+the same envelope with the values a case needs (retries, gaps, a lists-of-different-length answer).
+"""
 
 from __future__ import annotations
 
@@ -10,19 +14,13 @@ from live_mock import Script, malformed, ok, status, timeout_error
 
 
 def _answer(var, unit, times, values):
-    return {"latitude": 41.1, "longitude": -74.95, "generationtime_ms": 0.5, "utc_offset_seconds": 0,
-            "timezone": "GMT", "timezone_abbreviation": "GMT", "elevation": 120.0,
-            "daily_units": {"time": "iso8601", var: unit}, "daily": {"time": times, var: values}}
+    """The recorded archive envelope (fixtures/open_meteo_era5_archive_bergen_mean.json) carrying one case's values."""
+    from conftest import recorded
 
-
-def test_era5_precipitation_success(make_source):
-    script = Script(ok(_answer("precipitation_sum", "mm", ["2020-01-01", "2020-01-02", "2020-01-03"], [0.0, 12.4, None])))
-    src = make_source(OpenMeteoEra5Live, script)
-    s = src.fetch_series("era5:41.1000,-74.9600", "precipitation", start="2020-01-01", end="2020-01-03")
-    assert s.tolist() == [0.0, 12.4] and s.attrs["unit"] == "mm/d" and s.attrs["gaps"]["n_missing"] == 0
-    assert s.attrs["grid_lat"] == 41.1 and "ERA5" in s.attrs["provenance"]["citation"]
-    p = script.requests[0].url.params
-    assert (p["daily"], p["models"], p["start_date"], p["end_date"]) == ("precipitation_sum", "era5", "2020-01-01", "2020-01-03")
+    body = recorded("open_meteo_era5_archive_bergen_mean.json")
+    body["daily_units"] = {"time": "iso8601", var: unit}
+    body["daily"] = {"time": times, var: values}
+    return body
 
 
 def test_point_row_needs_no_request_and_lists_model_variables(make_source):
@@ -103,13 +101,54 @@ def test_recorded_400_body_is_the_message(make_source):
                                                                        start="2026-10-08", end="2026-10-09")
 
 
-def test_era5_reads_the_same_envelope_and_refuses_a_wrong_unit(make_source):
-    """No recorded archive answer was found (README): the flood API's recorded envelope, renamed, is read the same."""
+# --- recorded ERA5 archive answers (fixtures/README.md): Bergen, 2025-01-15..17, models=era5, timezone GMT
+
+def _era5_recorded(make_source, name, variable, start="2025-01-15", end="2025-01-17"):
     from conftest import recorded
 
-    body = recorded("open_meteo_flood_two_locations.json")[0]
-    body["daily_units"] = {"time": "iso8601", "precipitation_sum": body["daily_units"]["river_discharge"]}
-    body["daily"] = {"time": body["daily"]["time"], "precipitation_sum": body["daily"]["river_discharge"]}
-    with pytest.raises(SourceError, match="came in 'm³/s', expected mm/d"):
-        make_source(OpenMeteoEra5Live, Script(ok(body))).fetch_series("27.675,68.875", "precipitation",
-                                                                      start="2026-10-08", end="2026-10-14")
+    script = Script(ok(recorded(name)))
+    s = make_source(OpenMeteoEra5Live, script).fetch_series("era5:60.3900,5.3200", variable, start=start, end=end)
+    return s, script.requests[0]
+
+
+def test_era5_recorded_precipitation_values_unit_days_and_grid_cell(make_source):
+    s, req = _era5_recorded(make_source, "open_meteo_era5_archive_bergen_max_min_precip.json", "precipitation")
+    assert s.tolist() == [13.2, 5.6, 4.0] and s.attrs["unit"] == "mm/d"
+    assert list(s.index) == list(__import__("pandas").date_range("2025-01-15", "2025-01-17")) and s.index.tz is None
+    # the archive answers for its grid cell (60.5, 5.25; 17 m), not the point asked (60.39, 5.32)
+    assert (s.attrs["grid_lat"], s.attrs["grid_lon"], s.attrs["grid_elevation_m"]) == (60.5, 5.25, 17.0)
+    assert s.attrs["provenance"]["grid_lat"] == 60.5 and "ERA5" in s.attrs["provenance"]["citation"]
+    p = req.url.params  # the recorded request: start_date, end_date, models=era5 (and the variable asked)
+    assert (p["start_date"], p["end_date"], p["models"], p["timezone"]) == ("2025-01-15", "2025-01-17", "era5", "GMT")
+    assert req.url.path == "/v1/archive" and req.url.host == "archive-api.open-meteo.com"
+
+
+def test_era5_recorded_temperatures_in_degc(make_source):
+    tmax, _ = _era5_recorded(make_source, "open_meteo_era5_archive_bergen_max_min_precip.json", "air_temperature_max")
+    tmin, _ = _era5_recorded(make_source, "open_meteo_era5_archive_bergen_max_min_precip.json", "air_temperature_min")
+    tmean, req = _era5_recorded(make_source, "open_meteo_era5_archive_bergen_mean.json", "air_temperature")
+    assert tmax.tolist() == [8.3, 8.2, 8.9] and tmin.tolist() == [6.9, 7.6, 6.4] and tmean.tolist() == [7.8, 8.0, 8.0]
+    assert {tmax.attrs["unit"], tmin.attrs["unit"], tmean.attrs["unit"]} == {"degC"}
+    assert req.url.params["daily"] == "temperature_2m_mean"
+
+
+def test_era5_recorded_fahrenheit_answer_is_refused_not_misread(make_source):
+    with pytest.raises(SourceError, match="came in '°F', expected degC"):
+        _era5_recorded(make_source, "open_meteo_era5_archive_bergen_mean_fahrenheit.json", "air_temperature")
+
+
+def test_era5_recorded_envelope_with_a_shifted_day_or_unix_times_is_refused(make_source):
+    """The recorded envelope with one field changed: days in another time zone, or times as unix seconds."""
+    from conftest import recorded
+
+    shifted = recorded("open_meteo_era5_archive_bergen_mean.json")
+    shifted.update(utc_offset_seconds=3600, timezone="Europe/Oslo", timezone_abbreviation="GMT+1")
+    with pytest.raises(SourceError, match="not the GMT days asked for"):
+        make_source(OpenMeteoEra5Live, Script(ok(shifted))).fetch_series("60.39,5.32", "air_temperature",
+                                                                         start="2025-01-15", end="2025-01-17")
+    unix = recorded("open_meteo_era5_archive_bergen_mean.json")
+    unix["daily_units"]["time"] = "unixtime"
+    unix["daily"]["time"] = [1736899200, 1736985600, 1737072000]
+    with pytest.raises(SourceError, match="expected iso8601"):
+        make_source(OpenMeteoEra5Live, Script(ok(unix))).fetch_series("60.39,5.32", "air_temperature",
+                                                                      start="2025-01-15", end="2025-01-17")

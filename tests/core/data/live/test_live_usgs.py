@@ -111,6 +111,30 @@ def test_persistent_429_says_what_the_service_said(make_source):
     assert "aquascope data" in err.value.recovery
 
 
+def test_429_asking_for_a_long_wait_ends_at_once_and_names_it(make_source):
+    """Retry-After in whole seconds as the USGS sends it: 2619 s, the value DOI-USGS/dataretrieval-python's
+    ``waterdata/utils/http.py`` (``_parse_retry_after``) gives as seen from the service."""
+    script = Script(httpx.Response(429, json=RATE_LIMIT, headers={"Retry-After": "2619"}))
+    src = make_source(UsgsLive, script)
+    with pytest.raises(SourceError, match="asks to wait 2619 s .about 44 min.") as err:
+        src.fetch_series("05427718", "discharge")
+    assert len(script.requests) == 1 and src.sleeps == [] and "API key" in err.value.recovery
+
+
+def test_403_for_a_query_over_the_limits_and_a_gateway_html_502(make_source):
+    """No 403 or 502 body of this API was found recorded (fixtures/README.md). What is known: a large
+    monitoring-locations query got "HTTP 403 Forbidden" (DOI-USGS/dataRetrieval pull request #773) and the
+    USGS client's maintainers read a 502 as a gateway's HTML page (dataretrieval-python ``_error_body``);
+    so the bodies here are an empty 403 and a minimal HTML page, and the test checks only what is read."""
+    with pytest.raises(SourceError, match="refused with HTTP 403") as err:
+        make_source(UsgsLive, Script(httpx.Response(403, text=""))).fetch_series("05427718", "discharge")
+    assert "fewer sites or a shorter period" in err.value.recovery
+    page = "<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center></body></html>"
+    src = make_source(UsgsLive, Script(httpx.Response(502, text=page, headers={"Content-Type": "text/html"})), retries=1)
+    with pytest.raises(SourceError, match=r"HTTP 502 \(502 Bad Gateway\)$"):
+        src.fetch_series("05427718", "discharge")
+
+
 def test_5xx_then_success_timeout_and_malformed(make_source):
     script = Script(httpx.Response(503, text=""), ok(recorded("usgs_ogc_daily_05427718.json")))
     src = make_source(UsgsLive, script)
