@@ -9,7 +9,10 @@ can make a study run for minutes or take gigabytes:
   (:func:`load_yaml`); JSON and nested dicts: depth (:func:`check_depth`).
 - Uploads: bytes, rows, columns and cells (:func:`check_upload_bytes`, :func:`check_table_shape`); an XLSX
   sheet's real extent, read in read-only mode, not the dimension it claims.
-- The brief and follow-ups: characters (:data:`MAX_TEXT_CHARS`).
+- The brief, follow-ups and answers: characters (:data:`MAX_TEXT_CHARS`) and the longest run of digits
+  (:data:`MAX_NUMBER_DIGITS`), through :func:`check_brief`, which every face calls first (the CLI, the Python
+  Studio and solve, the graph's input, the MCP tools, the server) so a hostile brief is refused in milliseconds,
+  before a checkpointer is opened or a module imported.
 - Plan arguments, by name across the catalogue's tools (:func:`argument_errors`): list lengths, bootstrap and
   simulation sizes, return periods.
 """
@@ -17,12 +20,13 @@ can make a study run for minutes or take gigabytes:
 from __future__ import annotations
 
 import math
+import re
 from typing import Any, Mapping
 
 from aquascope_core.errors import InputError
 
 __all__ = ["LimitError", "load_yaml", "check_depth", "check_upload_bytes", "check_table_shape", "check_text",
-           "argument_errors", "check_arguments", "MAX_YAML_BYTES", "MAX_YAML_DEPTH", "MAX_YAML_ALIASES",
+           "argument_errors", "check_arguments", "check_brief", "check_run_input", "MAX_NUMBER_DIGITS", "MAX_YAML_BYTES", "MAX_YAML_DEPTH", "MAX_YAML_ALIASES",
            "MAX_UPLOAD_BYTES", "MAX_ROWS", "MAX_COLUMNS", "MAX_CELLS", "MAX_TEXT_CHARS", "MAX_LIST_ITEMS",
            "MAX_RETURN_PERIODS", "MAX_RETURN_PERIOD", "MAX_BOOTSTRAP", "MAX_DEPTH"]
 
@@ -36,6 +40,7 @@ MAX_COLUMNS = 500
 MAX_CELLS = 5_000_000
 MAX_CELL_CHARS = 10_000
 MAX_TEXT_CHARS = 20_000        # a brief, a follow-up, an answer
+MAX_NUMBER_DIGITS = 40        # the longest run of digits in a brief (a number no measurement needs more of)
 MAX_LIST_ITEMS = 1_000_000     # any list argument written into a plan (values inline in a study file)
 MAX_RETURN_PERIODS = 50
 MAX_RETURN_PERIOD = 100_000.0
@@ -167,6 +172,45 @@ def check_text(text: str, *, what: str = "the text") -> str:
         raise LimitError(f"the length of {what} in characters", len(text), "MAX_TEXT_CHARS", MAX_TEXT_CHARS,
                          recovery="State the problem in fewer words; bring data as a table (--data).")
     return text
+
+
+_DIGIT_RUN = re.compile(r"\d{%d,}" % (MAX_NUMBER_DIGITS + 1))
+
+
+def check_brief(text: Any, *, what: str = "the problem text") -> str:
+    """``text`` when it is a brief any face may take: a str of at most MAX_TEXT_CHARS characters with no run of
+    more than MAX_NUMBER_DIGITS digits; LimitError (or InputError for a non-text value) otherwise.
+
+    The one check of the words a user hands in, made before anything else (a 10 MB brief costs a len())."""
+    if not isinstance(text, str):
+        raise InputError.bad_value(what, type(text).__name__, "text")
+    check_text(text, what=what)
+    run = _DIGIT_RUN.search(text)
+    if run is not None:
+        n = len(re.match(r"\d+", text[run.start():]).group(0))
+        raise LimitError(f"the longest run of digits in {what}", n, "MAX_NUMBER_DIGITS", MAX_NUMBER_DIGITS,
+                         recovery="Write numbers as a person would (a value, a year); bring series as a table (--data).")
+    return text
+
+
+def check_run_input(inp: Any, *, what: str = "the run's input") -> None:
+    """The graph's input (the state form or chat messages): its nesting, and every text a user typed in it
+    (``request.text``, ``request.follow_up``, a message's content) through :func:`check_brief`."""
+    if not isinstance(inp, Mapping):
+        return
+    check_depth(inp, what=what)
+    request = inp.get("request")
+    if isinstance(request, Mapping):
+        for key in ("text", "follow_up", "question"):
+            if isinstance(request.get(key), str):
+                check_brief(request[key], what=f"request.{key}")
+    for i, msg in enumerate(inp.get("messages") or [] if isinstance(inp.get("messages"), list) else []):
+        content = msg.get("content", msg.get("text")) if isinstance(msg, Mapping) else msg
+        parts = content if isinstance(content, list) else [content]
+        for part in parts:
+            part = part.get("text") if isinstance(part, Mapping) else part
+            if isinstance(part, str):
+                check_brief(part, what=f"message {i + 1}")
 
 
 # -- plan arguments ----------------------------------------------------------------------------------

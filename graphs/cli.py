@@ -192,7 +192,16 @@ def _listing(paths: Sequence[Path]) -> str:
     return ", ".join(names) + (f" and {figs} figure files under figures/" if figs else "")
 
 
+def _check_words(args: argparse.Namespace) -> None:
+    """The limits on the words (aquascope_core.limits.check_brief), before anything heavy is imported."""
+    from aquascope_core.limits import check_brief
+
+    if getattr(args, "problem", None):
+        check_brief(args.problem, what="the problem text")
+
+
 def cmd_studio(args: argparse.Namespace) -> int:
+    _check_words(args)
     from aquascope_core.data.base import validate_point
     from graphs.studio import Studio
 
@@ -271,6 +280,7 @@ def cmd_studies(args: argparse.Namespace) -> int:
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
+    _check_words(args)
     from graphs.solve import solve
 
     if not args.problem or not args.problem.strip():
@@ -343,7 +353,6 @@ def cmd_playbooks(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from aquascope_core.runner import run_study
     from aquascope_core.study import Study
 
     path = Path(args.study)
@@ -372,6 +381,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         if again["declined"]:
             _err(f"declined: {again['reason']}")
         return EXIT_DECLINED if again["declined"] else EXIT_OK
+    from aquascope_core.runner import run_study  # the engine, once the file passed every check
+
     progress = _Progress(args.quiet)
     run = run_study(study, on_event=lambda e: progress({"type": "event", **e}))
     out = {"ok": run.ok, "summary": run.summary, "failed_steps": run.failed_steps,
@@ -387,6 +398,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    from aquascope_core.workspace import validate_study_id
+
+    validate_study_id(args.study_id)  # refused before the checkpointer opens
     from aquascope_core.deliverables.build import _formats
     from graphs.studio import Studio
 

@@ -126,6 +126,9 @@ class _Tools:
                      playbook: str | None = None, radius_km: float = 50.0,
                      include_workspace: bool = True) -> dict[str, Any]:
         """Start a study: the crew's questions or its plan, waiting for you."""
+        from aquascope_core.limits import check_brief
+
+        check_brief(problem, what="the problem text")  # before a checkpointer is opened
         from graphs.studio import Studio
 
         with Studio(lat, lon, checkpointer=self.checkpoints, radius_km=radius_km) as s:
@@ -134,6 +137,9 @@ class _Tools:
     def studio_say(self, text: str, study_id: str | None = None, workspace: dict[str, Any] | None = None,
                    include_workspace: bool = True) -> dict[str, Any]:
         """Answer the crew's questions, ask for a change of the plan in words, or follow up a finished study."""
+        from aquascope_core.limits import check_brief
+
+        check_brief(text, what="the text")
         with self._open(study_id, workspace) as s:
             return self._answer(s, s.say(text), include_workspace)
 
@@ -147,6 +153,9 @@ class _Tools:
     def studio_follow_up(self, text: str, study_id: str | None = None, workspace: dict[str, Any] | None = None,
                          include_workspace: bool = True) -> dict[str, Any]:
         """After the report: a change ("redo it for the 200-year flood") is planned again for approval."""
+        from aquascope_core.limits import check_brief
+
+        check_brief(text, what="the follow-up")
         with self._open(study_id, workspace) as s:
             return self._answer(s, s.follow_up(text), include_workspace)
 
