@@ -253,8 +253,26 @@ def cmd_studio(args: argparse.Namespace) -> int:
             return EXIT_INPUT
         data[path.name] = path
     with Studio(args.lat, args.lon, out=out, radius_km=args.radius, data=data, **kw) as studio:
-        print(f"Study {studio.id}", file=sys.stderr)
-        return _finish(studio, studio.say(args.problem), out, args.yes)
+        _announce_after_first_checkpoint(studio)
+        reply = studio.say(args.problem)
+        studio.on_event(None)  # a run that streamed nothing is announced now
+        return _finish(studio, reply, out, args.yes)
+
+
+def _announce_after_first_checkpoint(studio: Any) -> None:
+    """Print the study's id with the run's first event: the studio runs with durability "sync", so by then its
+    first checkpoint is on disk and the id is one `--resume` and `aquascope studies` know (a kill before it
+    leaves no id printed at all)."""
+    progress, said = studio.on_event, []
+
+    def on_event(ev: Any) -> None:
+        if not said:
+            said.append(True)
+            print(f"Study {studio.id}", file=sys.stderr, flush=True)
+        if ev is not None and progress is not None:
+            progress(ev)
+
+    studio.on_event = on_event
 
 
 def cmd_studies(args: argparse.Namespace) -> int:

@@ -115,6 +115,11 @@ async def _through_server(url: str) -> dict:
     return (await c.threads.get_state(thread))["values"]
 
 
+async def _bounded(url: str) -> dict:
+    with anyio.fail_after(300):
+        return await _through_server(url)
+
+
 @pytest.mark.slow
 @pytest.mark.server
 @pytest.mark.parametrize("saver", ["project", "server"])
@@ -134,8 +139,7 @@ def test_keys_planted_through_langgraph_dev_are_stored_nowhere(tmp_path, saver):
     else:
         assert "server.py:checkpointer" in config.read_text()
     with langgraph_dev(tmp_path, env={"AQUASCOPE_HOME": str(home)}, config=config) as url:
-        with anyio.fail_after(300):
-            values = anyio.run(_through_server, url)
+        values = anyio.run(_bounded, url)
     assert values["status"] == "done" and values["artifacts"]
     assert _leaks(_files(home)) == []
     if saver == "project":
