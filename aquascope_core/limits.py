@@ -5,8 +5,8 @@ value seen and the bound, so the fix is plain. The bounds are generous for real 
 daily values, hourly records of decades, a few hundred samples a parameter) and small enough that no input
 can make a study run for minutes or take gigabytes:
 
-- YAML (a study file, an edit): size, depth, number of aliases, and no tags beyond plain YAML
-  (:func:`load_yaml`); JSON and nested dicts: depth (:func:`check_depth`).
+- YAML (a study file, an edit): size, depth, number of aliases, and no tags beyond plain YAML; every value
+  JSON-safe (a date becomes its ISO text; binary data and sets are refused with their line) (:func:`load_yaml`); JSON and nested dicts: depth (:func:`check_depth`).
 - Uploads: bytes, rows, columns and cells (:func:`check_upload_bytes`, :func:`check_table_shape`); an XLSX
   sheet's real extent, read in read-only mode, not the dimension it claims.
 - The brief, follow-ups and answers: characters (:data:`MAX_TEXT_CHARS`) and the longest run of digits
@@ -80,7 +80,7 @@ def load_yaml(text: str | bytes, *, what: str = "the YAML", error: type = InputE
     if size > MAX_YAML_BYTES:
         raise LimitError(f"{what} size in bytes", size, "MAX_YAML_BYTES", MAX_YAML_BYTES)
 
-    class _Bounded(yaml.SafeLoader):
+    class _Bounded(_json_safe_loader()):
         """The safe loader, counting aliases and the nesting depth as it composes the document."""
 
         def compose_node(self, parent, index):  # noqa: ANN001 - PyYAML's signature
@@ -103,6 +103,9 @@ def load_yaml(text: str | bytes, *, what: str = "the YAML", error: type = InputE
         data = loader.get_single_data()
     except LimitError:
         raise
+    except _NotJsonSafe as exc:
+        raise error(f"{what}, line {exc.line}: {exc.words} (!!{exc.tag}) is not a value a study can hold", argument=what,
+                    value=f"line {exc.line}", recovery=exc.fix) from None
     except yaml.YAMLError as exc:
         raise error(f"{what} is not valid YAML: {str(exc)[:300]}", argument=what,
                          recovery="Fix the YAML at the line the message names.") from None
@@ -118,6 +121,43 @@ def load_yaml(text: str | bytes, *, what: str = "the YAML", error: type = InputE
         raise LimitError(f"the number of values {what} expands to", size, "MAX_LIST_ITEMS", MAX_LIST_ITEMS,
                          recovery="Write the values out instead of nesting repeated aliases.")
     return data
+
+
+class _NotJsonSafe(Exception):
+    def __init__(self, tag: str, words: str, fix: str, line: int) -> None:
+        super().__init__(tag)
+        self.tag, self.words, self.fix, self.line = tag, words, fix, line
+
+
+_LOADER: list[type] = []
+
+
+def _json_safe_loader() -> type:
+    """The safe loader whose values are all JSON-safe: a date or timestamp (``start: 1990-01-01``) becomes its ISO
+    text; ``!!binary``, ``!!set``, ``!!omap`` and ``!!pairs`` are refused with their line."""
+    if _LOADER:
+        return _LOADER[0]
+    import yaml
+
+    class JsonSafeLoader(yaml.SafeLoader):
+        pass
+
+    def timestamp(loader: Any, node: Any) -> str:
+        return yaml.SafeLoader.construct_yaml_timestamp(loader, node).isoformat()
+
+    def refuse(tag: str, words: str, fix: str) -> Any:
+        def construct(loader: Any, node: Any) -> Any:
+            raise _NotJsonSafe(tag, words, fix, node.start_mark.line + 1)
+        return construct
+
+    JsonSafeLoader.add_constructor("tag:yaml.org,2002:timestamp", timestamp)
+    for tag, words, fix in (("binary", "binary data", "Write the value as text."),
+                            ("set", "a set", "Write it as a list: [a, b]."),
+                            ("omap", "an ordered map", "Write it as a plain mapping."),
+                            ("pairs", "a list of pairs", "Write it as a plain mapping or a list of lists.")):
+        JsonSafeLoader.add_constructor(f"tag:yaml.org,2002:{tag}", refuse(tag, words, fix))
+    _LOADER.append(JsonSafeLoader)
+    return JsonSafeLoader
 
 
 def _expanded_size(obj: Any, memo: dict[int, int]) -> int:
@@ -239,6 +279,9 @@ def argument_errors(tool: str, arguments: Mapping[str, Any]) -> list[str]:
         if name in _COUNT_BOUNDS and _is_number(value) and not 1 <= value <= _COUNT_BOUNDS[name]:
             errors.append(f"{where} is {value:,}; it must be from 1 to {_COUNT_BOUNDS[name]:,} (limit "
                           f"{'MAX_BOOTSTRAP' if _COUNT_BOUNDS[name] == MAX_BOOTSTRAP else 'MAX_SIMULATIONS'})")
+        if name == "seed" and value is not None and (not isinstance(value, int) or isinstance(value, bool)
+                                                     or not 0 <= value < 2 ** 63):
+            errors.append(f"{where} is {value!r}; a seed is a whole number from 0 to 2**63 - 1")
         if name in ("return_periods", "return_period"):
             values = value if isinstance(value, (list, tuple)) else [value]
             if name == "return_periods" and isinstance(value, (list, tuple)) and len(value) > MAX_RETURN_PERIODS:

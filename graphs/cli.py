@@ -383,14 +383,14 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise LimitError(f"the study file {path.name} size in bytes", path.stat().st_size, "MAX_YAML_BYTES", MAX_YAML_BYTES)
     raw = path.read_bytes()
     study = Study.from_json(raw) if path.suffix == ".json" else Study.from_yaml(raw)
-    from aquascope_core.limits import argument_errors
+    from aquascope_core.catalogue import type_errors
 
-    over = [f"step {st.id}: {e}" for st in study.steps for e in argument_errors(st.tool, st.arguments)]
+    over = type_errors(study)  # every argument's type and bound and every gate, before any step runs
     if over:
         from aquascope_core.errors import InputError
 
         raise InputError("; ".join(over[:3]) + (f" (and {len(over) - 3} more)" if len(over) > 3 else ""),
-                         argument="study", recovery="Ask for fewer or smaller values in the study file.")
+                         argument="study", recovery="Fix the values named in the study file (types, bounds, gates).")
     if (study.plan or {}).get("declined"):
         from aquascope_core.declines import replay_decline
 

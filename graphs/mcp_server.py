@@ -119,7 +119,14 @@ class _Tools:
 
         if not isinstance(study, dict) or not study.get("steps"):
             raise InputError.bad_value("study", study, "a study dict with steps (solve_plan's 'study')")
-        return run_study(Study.from_dict(study)).to_dict()
+        from aquascope_core.catalogue import type_errors
+
+        parsed = Study.from_dict(study)
+        wrong = type_errors(parsed)  # before any step runs
+        if wrong:
+            raise InputError("; ".join(wrong[:3]) + (f" (and {len(wrong) - 3} more)" if len(wrong) > 3 else ""),
+                             argument="study", recovery="Fix the values named (types, bounds, gates).")
+        return run_study(parsed).to_dict()
 
     # -- the study as a conversation ----------------------------------------------------------------
     def studio_start(self, problem: str, lat: float, lon: float, intake: dict[str, Any] | None = None,
