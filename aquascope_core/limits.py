@@ -197,9 +197,13 @@ def check_upload_bytes(size: int, *, what: str = "the upload") -> None:
                          recovery="Upload the columns and years the study needs, or a daily (not finer) record.")
 
 
-def check_table_shape(rows: int, columns: int, *, what: str = "the table") -> None:
-    if rows > MAX_ROWS:
-        raise LimitError(f"the number of rows of {what}", rows, "MAX_ROWS", MAX_ROWS)
+def check_table_shape(rows: int, columns: int, *, what: str = "the table", header: bool = True) -> None:
+    """``rows`` counts every row read; with ``header`` the first may be the header, which MAX_ROWS does not count
+    (a table of exactly MAX_ROWS data rows and its header fits)."""
+    data_rows = rows - 1 if header and rows > 0 else rows
+    if data_rows > MAX_ROWS:
+        raise LimitError(f"the number of data rows of {what}" + (" (after its header)" if header else ""), data_rows,
+                         "MAX_ROWS", MAX_ROWS)
     if columns > MAX_COLUMNS:
         raise LimitError(f"the number of columns of {what}", columns, "MAX_COLUMNS", MAX_COLUMNS)
     if rows * columns > MAX_CELLS:
