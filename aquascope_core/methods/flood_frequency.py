@@ -894,7 +894,7 @@ def flood_frequency(
                 band = bootstrap_band(f, int(x.size), T, n_resamples=int(n_bootstrap), confidence=confidence,
                                       seed=seed)
                 f["ci"] = {k: band.get(k) for k in ("ok", "lower", "upper", "median", "confidence", "n_resamples",
-                                                     "n_failed", "seed", "reason") if k in band}
+                                                     "n_failed", "seed", "reason", "n_resamples_requested", "note") if k in band}
                 f["ci"]["method"] = "parametric_bootstrap"
             f["goodness_of_fit"] = goodness_of_fit(f, x)
             t = return_period_of(f, record)
