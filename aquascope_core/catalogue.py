@@ -283,6 +283,28 @@ def _gates_read_what_the_step_makes(step: Any, sch: Mapping[str, Any]) -> list[s
     return errors
 
 
+def type_errors(study: Any) -> list[str]:
+    """What in a study is of the wrong type or over a bound, each naming its step: an unknown tool, an argument the
+    tool does not take or of the wrong type, an argument over aquascope_core.limits, a malformed gate. The checks
+    a replay (``aquascope run``, MCP ``solve_run``) makes before any step runs; empty when all fit."""
+    from aquascope_core.limits import argument_errors
+
+    errors: list[str] = []
+    for step in study.steps:
+        if step.tool not in TOOLS:
+            errors.append(f"step {step.id}: unknown tool {step.tool!r} (the catalogue has: {', '.join(sorted(TOOLS))})")
+            continue
+        sch = schema(step.tool)
+        errors += [f"step {step.id}: {step.tool} does not take {k!r} (it takes {', '.join(sch) or 'no arguments'})"
+                   for k in step.arguments if k not in sch]
+        errors += [f"step {step.id}: argument {k!r} of {step.tool} expects {sch[k]['type']}, got "
+                   f"{type(v).__name__} {str(v)[:60]!r}" for k, v in step.arguments.items()
+                   if k in sch and not _type_ok(v, sch[k]["type"])]
+        errors += [f"step {step.id}: {e}" for e in argument_errors(step.tool, step.arguments)]
+        errors += [f"step {step.id}: gate {e}" for g in step.expects for e in validate_gate(g)]
+    return errors
+
+
 def validate_plan(study: Any, *, site: Any = None) -> list[str]:
     """Every problem with every step of a study (empty when it can run as written)."""
     from aquascope_core.study import Study

@@ -342,7 +342,33 @@ def validate_gate(gate: Any) -> list[str]:
     errors = [f"{name} needs {field!r}" for field in spec["required"] if gate.get(field) is None]
     allowed = set(spec["required"]) | set(spec["optional"]) | _COMMON
     errors += [f"{name} does not take {k!r} (it takes {', '.join(sorted(allowed - _COMMON))})" for k in gate if k not in allowed]
+    errors += _field_type_errors(name, gate)
     return errors
+
+
+def _is_num(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def _is_ref(x: Any) -> bool:
+    return isinstance(x, str) and "{{" in x
+
+
+def _field_type_errors(name: str, gate: Mapping[str, Any]) -> list[str]:
+    """A gate's fields of the wrong type (``paths: 3``, ``value: "high"``), found before any run."""
+    kinds = {"path": (lambda v: isinstance(v, str) and v != "", "a path such as 'return_levels[0]'"),
+             "return_periods_path": (lambda v: isinstance(v, str) and v != "", "a path"),
+             "n_path": (lambda v: isinstance(v, str) and v != "", "a path"),
+             "paths": (lambda v: isinstance(v, list) and len(v) >= 2 and all(isinstance(p, str) and p for p in v),
+                       "a list of at least two paths"),
+             "return_period": (lambda v: _is_num(v) or _is_ref(v), "a number of years"),
+             "reference": (lambda v: _is_num(v) or isinstance(v, str), "a number or a {{ result... }} reference"),
+             "value": ((lambda v: isinstance(v, str) or isinstance(v, list) and all(isinstance(x, str) for x in v))
+                       if name == "status_is" else (lambda v: _is_num(v) or _is_ref(v)),
+                       "a status or a list of statuses" if name == "status_is" else "a number"),
+             "label": (lambda v: isinstance(v, str), "text"), "optional": (lambda v: isinstance(v, bool), "true or false")}
+    return [f"{name} field {k!r} must be {words}, got {type(gate[k]).__name__} {str(gate[k])[:40]!r}"
+            for k, (ok, words) in kinds.items() if gate.get(k) is not None and not ok(gate[k])]
 
 
 def evaluate_one(gate: Mapping[str, Any], payload: Any) -> dict[str, Any]:

@@ -5,11 +5,14 @@ value seen and the bound, so the fix is plain. The bounds are generous for real 
 daily values, hourly records of decades, a few hundred samples a parameter) and small enough that no input
 can make a study run for minutes or take gigabytes:
 
-- YAML (a study file, an edit): size, depth, number of aliases, and no tags beyond plain YAML
-  (:func:`load_yaml`); JSON and nested dicts: depth (:func:`check_depth`).
+- YAML (a study file, an edit): size, depth, number of aliases, and no tags beyond plain YAML; every value
+  JSON-safe (a date becomes its ISO text; binary data and sets are refused with their line) (:func:`load_yaml`); JSON and nested dicts: depth (:func:`check_depth`).
 - Uploads: bytes, rows, columns and cells (:func:`check_upload_bytes`, :func:`check_table_shape`); an XLSX
   sheet's real extent, read in read-only mode, not the dimension it claims.
-- The brief and follow-ups: characters (:data:`MAX_TEXT_CHARS`).
+- The brief, follow-ups and answers: characters (:data:`MAX_TEXT_CHARS`) and the longest run of digits
+  (:data:`MAX_NUMBER_DIGITS`), through :func:`check_brief`, which every face calls first (the CLI, the Python
+  Studio and solve, the graph's input, the MCP tools, the server) so a hostile brief is refused in milliseconds,
+  before a checkpointer is opened or a module imported.
 - Plan arguments, by name across the catalogue's tools (:func:`argument_errors`): list lengths, bootstrap and
   simulation sizes, return periods.
 """
@@ -17,12 +20,13 @@ can make a study run for minutes or take gigabytes:
 from __future__ import annotations
 
 import math
+import re
 from typing import Any, Mapping
 
 from aquascope_core.errors import InputError
 
 __all__ = ["LimitError", "load_yaml", "check_depth", "check_upload_bytes", "check_table_shape", "check_text",
-           "argument_errors", "check_arguments", "MAX_YAML_BYTES", "MAX_YAML_DEPTH", "MAX_YAML_ALIASES",
+           "argument_errors", "check_arguments", "check_brief", "check_run_input", "MAX_NUMBER_DIGITS", "MAX_YAML_BYTES", "MAX_YAML_DEPTH", "MAX_YAML_ALIASES",
            "MAX_UPLOAD_BYTES", "MAX_ROWS", "MAX_COLUMNS", "MAX_CELLS", "MAX_TEXT_CHARS", "MAX_LIST_ITEMS",
            "MAX_RETURN_PERIODS", "MAX_RETURN_PERIOD", "MAX_BOOTSTRAP", "MAX_DEPTH"]
 
@@ -36,6 +40,7 @@ MAX_COLUMNS = 500
 MAX_CELLS = 5_000_000
 MAX_CELL_CHARS = 10_000
 MAX_TEXT_CHARS = 20_000        # a brief, a follow-up, an answer
+MAX_NUMBER_DIGITS = 40        # the longest run of digits in a brief (a number no measurement needs more of)
 MAX_LIST_ITEMS = 1_000_000     # any list argument written into a plan (values inline in a study file)
 MAX_RETURN_PERIODS = 50
 MAX_RETURN_PERIOD = 100_000.0
@@ -75,7 +80,7 @@ def load_yaml(text: str | bytes, *, what: str = "the YAML", error: type = InputE
     if size > MAX_YAML_BYTES:
         raise LimitError(f"{what} size in bytes", size, "MAX_YAML_BYTES", MAX_YAML_BYTES)
 
-    class _Bounded(yaml.SafeLoader):
+    class _Bounded(_json_safe_loader()):
         """The safe loader, counting aliases and the nesting depth as it composes the document."""
 
         def compose_node(self, parent, index):  # noqa: ANN001 - PyYAML's signature
@@ -98,6 +103,9 @@ def load_yaml(text: str | bytes, *, what: str = "the YAML", error: type = InputE
         data = loader.get_single_data()
     except LimitError:
         raise
+    except _NotJsonSafe as exc:
+        raise error(f"{what}, line {exc.line}: {exc.words} (!!{exc.tag}) is not a value a study can hold", argument=what,
+                    value=f"line {exc.line}", recovery=exc.fix) from None
     except yaml.YAMLError as exc:
         raise error(f"{what} is not valid YAML: {str(exc)[:300]}", argument=what,
                          recovery="Fix the YAML at the line the message names.") from None
@@ -113,6 +121,43 @@ def load_yaml(text: str | bytes, *, what: str = "the YAML", error: type = InputE
         raise LimitError(f"the number of values {what} expands to", size, "MAX_LIST_ITEMS", MAX_LIST_ITEMS,
                          recovery="Write the values out instead of nesting repeated aliases.")
     return data
+
+
+class _NotJsonSafe(Exception):
+    def __init__(self, tag: str, words: str, fix: str, line: int) -> None:
+        super().__init__(tag)
+        self.tag, self.words, self.fix, self.line = tag, words, fix, line
+
+
+_LOADER: list[type] = []
+
+
+def _json_safe_loader() -> type:
+    """The safe loader whose values are all JSON-safe: a date or timestamp (``start: 1990-01-01``) becomes its ISO
+    text; ``!!binary``, ``!!set``, ``!!omap`` and ``!!pairs`` are refused with their line."""
+    if _LOADER:
+        return _LOADER[0]
+    import yaml
+
+    class JsonSafeLoader(yaml.SafeLoader):
+        pass
+
+    def timestamp(loader: Any, node: Any) -> str:
+        return yaml.SafeLoader.construct_yaml_timestamp(loader, node).isoformat()
+
+    def refuse(tag: str, words: str, fix: str) -> Any:
+        def construct(loader: Any, node: Any) -> Any:
+            raise _NotJsonSafe(tag, words, fix, node.start_mark.line + 1)
+        return construct
+
+    JsonSafeLoader.add_constructor("tag:yaml.org,2002:timestamp", timestamp)
+    for tag, words, fix in (("binary", "binary data", "Write the value as text."),
+                            ("set", "a set", "Write it as a list: [a, b]."),
+                            ("omap", "an ordered map", "Write it as a plain mapping."),
+                            ("pairs", "a list of pairs", "Write it as a plain mapping or a list of lists.")):
+        JsonSafeLoader.add_constructor(f"tag:yaml.org,2002:{tag}", refuse(tag, words, fix))
+    _LOADER.append(JsonSafeLoader)
+    return JsonSafeLoader
 
 
 def _expanded_size(obj: Any, memo: dict[int, int]) -> int:
@@ -152,9 +197,13 @@ def check_upload_bytes(size: int, *, what: str = "the upload") -> None:
                          recovery="Upload the columns and years the study needs, or a daily (not finer) record.")
 
 
-def check_table_shape(rows: int, columns: int, *, what: str = "the table") -> None:
-    if rows > MAX_ROWS:
-        raise LimitError(f"the number of rows of {what}", rows, "MAX_ROWS", MAX_ROWS)
+def check_table_shape(rows: int, columns: int, *, what: str = "the table", header: bool = True) -> None:
+    """``rows`` counts every row read; with ``header`` the first may be the header, which MAX_ROWS does not count
+    (a table of exactly MAX_ROWS data rows and its header fits)."""
+    data_rows = rows - 1 if header and rows > 0 else rows
+    if data_rows > MAX_ROWS:
+        raise LimitError(f"the number of data rows of {what}" + (" (after its header)" if header else ""), data_rows,
+                         "MAX_ROWS", MAX_ROWS)
     if columns > MAX_COLUMNS:
         raise LimitError(f"the number of columns of {what}", columns, "MAX_COLUMNS", MAX_COLUMNS)
     if rows * columns > MAX_CELLS:
@@ -167,6 +216,45 @@ def check_text(text: str, *, what: str = "the text") -> str:
         raise LimitError(f"the length of {what} in characters", len(text), "MAX_TEXT_CHARS", MAX_TEXT_CHARS,
                          recovery="State the problem in fewer words; bring data as a table (--data).")
     return text
+
+
+_DIGIT_RUN = re.compile(r"\d{%d,}" % (MAX_NUMBER_DIGITS + 1))
+
+
+def check_brief(text: Any, *, what: str = "the problem text") -> str:
+    """``text`` when it is a brief any face may take: a str of at most MAX_TEXT_CHARS characters with no run of
+    more than MAX_NUMBER_DIGITS digits; LimitError (or InputError for a non-text value) otherwise.
+
+    The one check of the words a user hands in, made before anything else (a 10 MB brief costs a len())."""
+    if not isinstance(text, str):
+        raise InputError.bad_value(what, type(text).__name__, "text")
+    check_text(text, what=what)
+    run = _DIGIT_RUN.search(text)
+    if run is not None:
+        n = len(re.match(r"\d+", text[run.start():]).group(0))
+        raise LimitError(f"the longest run of digits in {what}", n, "MAX_NUMBER_DIGITS", MAX_NUMBER_DIGITS,
+                         recovery="Write numbers as a person would (a value, a year); bring series as a table (--data).")
+    return text
+
+
+def check_run_input(inp: Any, *, what: str = "the run's input") -> None:
+    """The graph's input (the state form or chat messages): its nesting, and every text a user typed in it
+    (``request.text``, ``request.follow_up``, a message's content) through :func:`check_brief`."""
+    if not isinstance(inp, Mapping):
+        return
+    check_depth(inp, what=what)
+    request = inp.get("request")
+    if isinstance(request, Mapping):
+        for key in ("text", "follow_up", "question"):
+            if isinstance(request.get(key), str):
+                check_brief(request[key], what=f"request.{key}")
+    for i, msg in enumerate(inp.get("messages") or [] if isinstance(inp.get("messages"), list) else []):
+        content = msg.get("content", msg.get("text")) if isinstance(msg, Mapping) else msg
+        parts = content if isinstance(content, list) else [content]
+        for part in parts:
+            part = part.get("text") if isinstance(part, Mapping) else part
+            if isinstance(part, str):
+                check_brief(part, what=f"message {i + 1}")
 
 
 # -- plan arguments ----------------------------------------------------------------------------------
@@ -195,6 +283,9 @@ def argument_errors(tool: str, arguments: Mapping[str, Any]) -> list[str]:
         if name in _COUNT_BOUNDS and _is_number(value) and not 1 <= value <= _COUNT_BOUNDS[name]:
             errors.append(f"{where} is {value:,}; it must be from 1 to {_COUNT_BOUNDS[name]:,} (limit "
                           f"{'MAX_BOOTSTRAP' if _COUNT_BOUNDS[name] == MAX_BOOTSTRAP else 'MAX_SIMULATIONS'})")
+        if name == "seed" and value is not None and (not isinstance(value, int) or isinstance(value, bool)
+                                                     or not 0 <= value < 2 ** 63):
+            errors.append(f"{where} is {value!r}; a seed is a whole number from 0 to 2**63 - 1")
         if name in ("return_periods", "return_period"):
             values = value if isinstance(value, (list, tuple)) else [value]
             if name == "return_periods" and isinstance(value, (list, tuple)) and len(value) > MAX_RETURN_PERIODS:

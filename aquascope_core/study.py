@@ -22,7 +22,7 @@ from typing import Any, Mapping
 
 from aquascope_core.errors import InputError, StudyError
 
-__all__ = ["Step", "Study", "PLAN_V3_FIELDS", "STEP_FIELDS"]
+__all__ = ["Step", "Study", "PLAN_V3_FIELDS", "STEP_FIELDS", "STUDY_FIELDS"]
 
 
 def _typed(data: Mapping[str, Any], key: str, kind: type | tuple[type, ...], where: str, words: str) -> Any:
@@ -48,6 +48,8 @@ PLAN_V3_FIELDS = (
     "citations",
     "author",
 )
+
+STUDY_FIELDS = ("version", "id", "title", "question", "problem", "plan", "steps", "results")
 
 STEP_FIELDS = (
     "id",
@@ -176,6 +178,11 @@ class Study:
             steps = [Step.from_dict(s, default_id=f"s{i + 1}") for i, s in enumerate(data)]
             study = cls(steps=steps, version=1)
         elif isinstance(data, Mapping):
+            unknown = sorted(str(k) for k in data if k not in STUDY_FIELDS)
+            if unknown:
+                raise StudyError(f"the study has unknown field(s) {', '.join(map(repr, unknown))}; a study takes "
+                                 f"{', '.join(STUDY_FIELDS)} (data comes with the request or as a step's arguments)",
+                                 argument=unknown[0], value=unknown)
             for key, kind, words in (("problem", Mapping, "a mapping"), ("plan", Mapping, "a mapping"),
                                      ("results", Mapping, "a mapping of step ids to results"),
                                      ("title", _SCALAR, "text"), ("question", _SCALAR, "text"),

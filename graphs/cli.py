@@ -197,7 +197,16 @@ def _listing(paths: Sequence[Path]) -> str:
     return ", ".join(names) + (f" and {figs} figure files under figures/" if figs else "")
 
 
+def _check_words(args: argparse.Namespace) -> None:
+    """The limits on the words (aquascope_core.limits.check_brief), before anything heavy is imported."""
+    from aquascope_core.limits import check_brief
+
+    if getattr(args, "problem", None):
+        check_brief(args.problem, what="the problem text")
+
+
 def cmd_studio(args: argparse.Namespace) -> int:
+    _check_words(args)
     from aquascope_core.data.base import validate_point
     from graphs.studio import Studio
 
@@ -249,8 +258,26 @@ def cmd_studio(args: argparse.Namespace) -> int:
             return EXIT_INPUT
         data[path.name] = path
     with Studio(args.lat, args.lon, out=out, radius_km=args.radius, data=data, **kw) as studio:
-        print(f"Study {studio.id}", file=sys.stderr)
-        return _finish(studio, studio.say(args.problem), out, args.yes)
+        _announce_after_first_checkpoint(studio)
+        reply = studio.say(args.problem)
+        studio.on_event(None)  # a run that streamed nothing is announced now
+        return _finish(studio, reply, out, args.yes)
+
+
+def _announce_after_first_checkpoint(studio: Any) -> None:
+    """Print the study's id with the run's first event: the studio runs with durability "sync", so by then its
+    first checkpoint is on disk and the id is one `--resume` and `aquascope studies` know (a kill before it
+    leaves no id printed at all)."""
+    progress, said = studio.on_event, []
+
+    def on_event(ev: Any) -> None:
+        if not said:
+            said.append(True)
+            print(f"Study {studio.id}", file=sys.stderr, flush=True)
+        if ev is not None and progress is not None:
+            progress(ev)
+
+    studio.on_event = on_event
 
 
 def cmd_studies(args: argparse.Namespace) -> int:
@@ -276,6 +303,7 @@ def cmd_studies(args: argparse.Namespace) -> int:
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
+    _check_words(args)
     from graphs.solve import solve
 
     if not args.problem or not args.problem.strip():
@@ -348,7 +376,6 @@ def cmd_playbooks(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from aquascope_core.runner import run_study
     from aquascope_core.study import Study
 
     path = Path(args.study)
@@ -361,14 +388,14 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise LimitError(f"the study file {path.name} size in bytes", path.stat().st_size, "MAX_YAML_BYTES", MAX_YAML_BYTES)
     raw = path.read_bytes()
     study = Study.from_json(raw) if path.suffix == ".json" else Study.from_yaml(raw)
-    from aquascope_core.limits import argument_errors
+    from aquascope_core.catalogue import type_errors
 
-    over = [f"step {st.id}: {e}" for st in study.steps for e in argument_errors(st.tool, st.arguments)]
+    over = type_errors(study)  # every argument's type and bound and every gate, before any step runs
     if over:
         from aquascope_core.errors import InputError
 
         raise InputError("; ".join(over[:3]) + (f" (and {len(over) - 3} more)" if len(over) > 3 else ""),
-                         argument="study", recovery="Ask for fewer or smaller values in the study file.")
+                         argument="study", recovery="Fix the values named in the study file (types, bounds, gates).")
     if (study.plan or {}).get("declined"):
         from aquascope_core.declines import replay_decline
 
@@ -377,6 +404,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         if again["declined"]:
             _err(f"declined: {again['reason']}")
         return EXIT_DECLINED if again["declined"] else EXIT_OK
+    from aquascope_core.runner import run_study  # the engine, once the file passed every check
+
     progress = _Progress(args.quiet)
     run = run_study(study, on_event=lambda e: progress({"type": "event", **e}))
     out = {"ok": run.ok, "summary": run.summary, "failed_steps": run.failed_steps,
@@ -392,6 +421,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    from aquascope_core.workspace import validate_study_id
+
+    validate_study_id(args.study_id)  # refused before the checkpointer opens
     from aquascope_core.deliverables.build import _formats
     from graphs.studio import Studio
 

@@ -19,8 +19,9 @@ __all__ = ["CrewContext"]
 class CrewContext:
     model: Any = None  # a litellm model string, or a roles.model.Model (a ScriptedModel in tests)
     role_models: dict[str, Any] = field(default_factory=dict)
-    api_key: str | None = None
-    api_key_env: str | None = None  # the name of the environment variable holding the key (read at call time)
+    # where the model's key lives, never the key: "env:NAME" (an environment variable, read at call time) or a
+    # "mem:" reference the Python API made (roles.model.hold_key); no field of a run's context holds a key
+    key_ref: str | None = None
     base_url: str | None = None
     timeout: float | None = None
     artifact_root: str | None = None
@@ -36,12 +37,12 @@ class CrewContext:
         # one: "env:NAME" (an environment variable) or a "mem:" reference the Python API made (roles.model.hold_key).
         from roles.model import is_key_reference
 
-        if self.api_key and not is_key_reference(self.api_key):
+        if self.key_ref and not is_key_reference(self.key_ref):
             from aquascope_core.errors import InputError
 
-            raise InputError("context.api_key holds a key; the run context is recorded with the run, so give the "
+            raise InputError("context.key_ref holds a key; the run context is recorded with the run, so give the "
                              "name of an environment variable instead, for example \"env:OPENAI_API_KEY\"",
-                             argument="context.api_key", value="[redacted]",
+                             argument="context.key_ref", value="[redacted]",
                              recovery="Set the key in the server's environment and pass \"env:NAME\".")
 
     @classmethod
@@ -64,7 +65,7 @@ class CrewContext:
         if not chosen:
             return None
         timeout = self.timeout or float(os.environ.get("AQUASCOPE_MODEL_TIMEOUT") or DEFAULT_TIMEOUT_S)
-        key = self.api_key or (f"env:{self.api_key_env}" if self.api_key_env else None)  # a reference, never a key
+        key = self.key_ref  # a reference, never a key
         retries = int(os.environ.get("AQUASCOPE_MODEL_RETRIES") or DEFAULT_RETRIES)
         return make_model(chosen, api_key=key, base_url=self.base_url or os.environ.get("AQUASCOPE_MODEL_BASE_URL"),
                           timeout=timeout, retries=retries)

@@ -56,8 +56,13 @@ def build_graph() -> StateGraph:
 
 
 def compile_graph(checkpointer: Any = None):
-    """The graph compiled with ``checkpointer`` (None: no persistence)."""
-    return build_graph().compile(checkpointer=checkpointer)
+    """The graph compiled with ``checkpointer`` (None: no persistence), guarded: its input, configuration and
+    updates are bounded and scrubbed of keys before any checkpointer sees them (graphs.guard)."""
+    from graphs.guard import GuardedGraph
+
+    compiled = build_graph().compile(checkpointer=checkpointer)
+    compiled.__class__ = GuardedGraph  # the same object, with the guard in front of stream/astream/update_state
+    return compiled
 
 
 # The module-level graph for langgraph.json: no checkpointer of its own.

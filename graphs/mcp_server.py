@@ -119,13 +119,23 @@ class _Tools:
 
         if not isinstance(study, dict) or not study.get("steps"):
             raise InputError.bad_value("study", study, "a study dict with steps (solve_plan's 'study')")
-        return run_study(Study.from_dict(study)).to_dict()
+        from aquascope_core.catalogue import type_errors
+
+        parsed = Study.from_dict(study)
+        wrong = type_errors(parsed)  # before any step runs
+        if wrong:
+            raise InputError("; ".join(wrong[:3]) + (f" (and {len(wrong) - 3} more)" if len(wrong) > 3 else ""),
+                             argument="study", recovery="Fix the values named (types, bounds, gates).")
+        return run_study(parsed).to_dict()
 
     # -- the study as a conversation ----------------------------------------------------------------
     def studio_start(self, problem: str, lat: float, lon: float, intake: dict[str, Any] | None = None,
                      playbook: str | None = None, radius_km: float = 50.0,
                      include_workspace: bool = True) -> dict[str, Any]:
         """Start a study: the crew's questions or its plan, waiting for you."""
+        from aquascope_core.limits import check_brief
+
+        check_brief(problem, what="the problem text")  # before a checkpointer is opened
         from graphs.studio import Studio
 
         with Studio(lat, lon, checkpointer=self.checkpoints, radius_km=radius_km) as s:
@@ -134,6 +144,9 @@ class _Tools:
     def studio_say(self, text: str, study_id: str | None = None, workspace: dict[str, Any] | None = None,
                    include_workspace: bool = True) -> dict[str, Any]:
         """Answer the crew's questions, ask for a change of the plan in words, or follow up a finished study."""
+        from aquascope_core.limits import check_brief
+
+        check_brief(text, what="the text")
         with self._open(study_id, workspace) as s:
             return self._answer(s, s.say(text), include_workspace)
 
@@ -147,6 +160,9 @@ class _Tools:
     def studio_follow_up(self, text: str, study_id: str | None = None, workspace: dict[str, Any] | None = None,
                          include_workspace: bool = True) -> dict[str, Any]:
         """After the report: a change ("redo it for the 200-year flood") is planned again for approval."""
+        from aquascope_core.limits import check_brief
+
+        check_brief(text, what="the follow-up")
         with self._open(study_id, workspace) as s:
             return self._answer(s, s.follow_up(text), include_workspace)
 

@@ -9,8 +9,9 @@ with ``AQUASCOPE_CHECKPOINTS=postgresql://user:password@host:5432/db`` in the se
 ``AsyncPostgresSaver`` over a pool, graphs.checkpoint_postgres), or a ``sqlite:///path`` URL (an
 ``AsyncSqliteSaver``). A server runs every node in an event loop, so a synchronous saver (what
 ``graphs.checkpoint.open_checkpointer`` yields for the CLI) fails every run there with NotImplementedError;
-this factory yields async savers only. Without the ``checkpointer`` key ``langgraph dev`` keeps its own
-in-memory persistence.
+this factory yields async savers only, each with the key scrubbing of graphs.checkpoint. The shipped
+langgraph.json names it; without the ``checkpointer`` key a server uses its own saver (the graph's guard,
+graphs.guard, still keeps keys out of it).
 """
 
 from __future__ import annotations
@@ -40,9 +41,11 @@ async def open_async_checkpointer(url: str | None = None) -> AsyncIterator[Any]:
         raise InputError.bad_value("AQUASCOPE_CHECKPOINTS", url, "postgresql://user@host/db or sqlite:///path/file.sqlite")
     from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
+    from graphs.checkpoint import scrubbing  # every saver the server can use scrubs keys, SQLite included
+
     path = Path(url[len("sqlite:///"):] if url.startswith("sqlite:///") else url[len("sqlite://"):])
     path.parent.mkdir(parents=True, exist_ok=True)
-    async with AsyncSqliteSaver.from_conn_string(str(path)) as saver:
+    async with scrubbing(AsyncSqliteSaver).from_conn_string(str(path)) as saver:
         await saver.setup()
         yield saver
 

@@ -45,14 +45,10 @@ def solve(problem: str | Mapping[str, Any], *, lat: float, lon: float, playbook:
     ``problem`` is the text, or a dict ``{"text", "playbook", "intake"}`` (the intake form of a face).
     ``tables`` are the user's uploads (name -> path, bytes, text or DataFrame).
     """
-    from langgraph.checkpoint.memory import InMemorySaver
-    from langgraph.types import Command
-
-    from graphs.graph import compile_graph
-    from graphs.nodes import normalise_response  # noqa: F401 - the responses below use its forms
+    from aquascope_core.limits import check_brief
 
     if isinstance(problem, Mapping):
-        text = str(problem.get("text") or problem.get("question") or "")
+        text = problem.get("text") or problem.get("question") or ""
         playbook = playbook or problem.get("playbook")
         intake = {**dict(problem.get("intake") or {}), **dict(intake or {})}
     else:
@@ -60,13 +56,20 @@ def solve(problem: str | Mapping[str, Any], *, lat: float, lon: float, playbook:
     if not isinstance(text, str) or not text.strip():
         raise InputError("The problem text is empty: describe the question, for example "
                          "\"Design flow for a road crossing, 100-year\".", argument="problem", value=text)
+    check_brief(text, what="the problem text")  # before anything is imported or compiled
     la, lo = validate_point(lat, lon)
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.types import Command
+
+    from graphs.graph import compile_graph
+    from graphs.nodes import normalise_response  # noqa: F401 - the responses below use its forms
+
     study_id = new_study_id()
     from roles.model import hold_key, is_key_reference
 
     if api_key and not is_key_reference(api_key):
         api_key = hold_key(api_key)  # the key stays in this process's memory; the context names it
-    ctx = CrewContext(model=client if client is not None else model, api_key=api_key, base_url=base_url,
+    ctx = CrewContext(model=client if client is not None else model, key_ref=api_key, base_url=base_url,
                       timeout=timeout, live=bool(live), max_replans=int(max_replans),
                       artifact_root=str(artifact_root or aquascope_home() / "studies" / study_id / "artifacts"))
     request = {"text": text, "radius_km": radius_km, "live": bool(live), "assume_defaults": True,

@@ -22,7 +22,7 @@ from langgraph.types import Command
 
 from aquascope_core.data.base import validate_point
 from aquascope_core.errors import DataNotFoundError, InputError, StudyError
-from aquascope_core.limits import check_text
+from aquascope_core.limits import check_brief
 from aquascope_core.study import Study
 from aquascope_core.textsafe import clean_text
 from aquascope_core.workspace import ArtifactStore, Workspace, aquascope_home, new_study_id, validate_study_id
@@ -89,8 +89,9 @@ class Studio:
         self.artifact_root = str(artifact_root) if artifact_root else str(aquascope_home() / "studies" / self.id / "artifacts")
         if api_key and not is_key_reference(api_key):
             api_key = hold_key(api_key)  # the key stays in this process's memory; the context names it
-        self.context = CrewContext(model=model, role_models=dict(role_models or {}), api_key=api_key,
-                                   api_key_env=api_key_env, base_url=base_url,
+        key_ref = api_key or (f"env:{api_key_env}" if api_key_env else None)
+        self.context = CrewContext(model=model, role_models=dict(role_models or {}), key_ref=key_ref,
+                                   base_url=base_url,
                                    timeout=timeout, artifact_root=self.artifact_root, live=live,
                                    live_options=dict(live_options or {}))
         # the user's tables are read once here, so an unreadable one is refused before anything runs
@@ -227,7 +228,7 @@ class Studio:
         if not isinstance(text, str) or not text.strip():
             raise InputError("The problem text is empty: describe the question, for example "
                              "\"Design flow for a road crossing, 100-year\".", argument="text", value=text)
-        text = check_text(clean_text(text), what="the problem text")
+        text = clean_text(check_brief(text, what="the problem text"))
         snap = self._snapshot()
         if not snap.values:
             if self.site is None:
@@ -332,7 +333,7 @@ class Studio:
         if not isinstance(text, str) or not text.strip():
             raise InputError("The follow-up is empty: say what to change, for example \"redo it with a 200-year "
                              "return period\".", argument="text", value=text)
-        text = check_text(clean_text(text), what="the follow-up")
+        text = clean_text(check_brief(text, what="the follow-up"))
         snap = self._snapshot()
         if (snap.values or {}).get("status") not in ("done", "declined"):
             raise StudyError("a follow-up needs a finished study", recovery="Approve the plan first.")
@@ -377,7 +378,7 @@ class Studio:
         copy_checkpoint(self.graph.checkpointer, self.id, cid, new_id, {"id": new_id, "request": request})
         ctx = self.context
         child = Studio(study_id=new_id, checkpointer=self.graph.checkpointer, model=ctx.model,
-                       role_models=ctx.role_models, api_key=ctx.api_key, base_url=ctx.base_url, timeout=ctx.timeout,
+                       role_models=ctx.role_models, api_key=ctx.key_ref, base_url=ctx.base_url, timeout=ctx.timeout,
                        live=self.live, live_options=ctx.live_options, artifact_root=root, on_event=self.on_event)
         child.site = self.site
         pending = child.pending()

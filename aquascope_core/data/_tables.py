@@ -152,7 +152,7 @@ def xlsx_table(raw: bytes) -> Table:
     except Exception as exc:  # noqa: BLE001 - any failure of the reader is the file's problem
         raise _refuse(f"the XLSX file cannot be read ({type(exc).__name__}: {exc})") from None
     try:
-        return _first_sheet(wb)
+        return _first_sheet(wb, raw)
     except InputError:
         raise
     except Exception as exc:  # noqa: BLE001 - read-only mode parses the sheet's XML as it goes: a broken sheet is the file's
@@ -161,15 +161,71 @@ def xlsx_table(raw: bytes) -> Table:
         wb.close()
 
 
-def _first_sheet(wb: Any) -> Table:
+_DIMENSION = re.compile(rb"<(?:\w+:)?dimension\s+ref=\"([A-Z]{1,3})(\d+)(?::([A-Z]{1,3})(\d+))?\"")
+
+
+def _column_number(letters: bytes) -> int:
+    n = 0
+    for ch in letters:
+        n = n * 26 + ch - 64
+    return n
+
+
+def _xml_count(raw: bytes, member: str | None, what: str) -> None:
+    """Refuse a sheet over the bounds before a row is parsed: from the extent it declares (``<dimension>``),
+    then from its rows and cells counted in the XML as it decompresses (bytes, not parsed cells: seconds, not
+    the minutes the reader takes for a million rows)."""
+    if not member:
+        return
+    import zipfile
+
+    try:
+        zf = zipfile.ZipFile(io.BytesIO(raw))
+        stream = zf.open(member.lstrip("/"))
+    except (KeyError, zipfile.BadZipFile, OSError):
+        return  # the reader reports what is wrong with the file
+    patterns = {"rows": (b"<row ", b"<row>"), "cells": (b"<c ", b"<c>")}
+    counts = {"rows": 0, "cells": 0}
+    tail, first = b"", True
+    with zf, stream:
+        while True:
+            chunk = stream.read(1 << 22)
+            if not chunk:
+                break
+            buf = tail + chunk
+            if first:
+                first = False
+                m = _DIMENSION.search(buf[:4096])
+                if m and m.group(3):
+                    rows = int(m.group(4)) - int(m.group(2)) + 1
+                    cols = _column_number(m.group(3)) - _column_number(m.group(1)) + 1
+                    limits.check_table_shape(rows, cols, what=f"{what} (its declared extent "
+                                             f"{m.group(1).decode()}{m.group(2).decode()}:{m.group(3).decode()}"
+                                             f"{m.group(4).decode()})")
+            for key, pats in patterns.items():
+                counts[key] += sum(buf.count(p) for p in pats)
+            # a tag split across two chunks is counted once: the kept tail is shorter than any pattern
+            tail = buf[-4:]
+            for key, pats in patterns.items():
+                counts[key] -= sum(tail.count(p) for p in pats)
+            if counts["rows"] > limits.MAX_ROWS + 1:
+                limits.check_table_shape(counts["rows"], 1, what=f"{what} (rows counted so far)")
+            if counts["cells"] > limits.MAX_CELLS + limits.MAX_COLUMNS:
+                raise limits.LimitError(f"the number of cells of {what} (counted so far)", counts["cells"],
+                                        "MAX_CELLS", limits.MAX_CELLS)
+
+
+def _first_sheet(wb: Any, raw: bytes | None = None) -> Table:
     """The first sheet holding any value, within the limits on rows and columns."""
     for ws in wb.worksheets:
+        if raw is not None:
+            _xml_count(raw, getattr(ws, "_worksheet_path", None), f"sheet {ws.title!r}")
         rows, lines = [], []
         # the sheet's real extent, not the dimension it claims (a claimed A1:XFD1048576 would be iterated whole)
         if hasattr(ws, "reset_dimensions"):
             ws.reset_dimensions()
         for n, row in enumerate(ws.iter_rows(values_only=True), start=1):
-            if n > limits.MAX_ROWS or len(row) > limits.MAX_COLUMNS:
+            if n > limits.MAX_ROWS + 1 or len(row) > limits.MAX_COLUMNS:  # + 1: the header
                 limits.check_table_shape(n, len(row), what=f"sheet {ws.title!r} (read as far as row {n:,})")
             cells = list(row)
             while cells and (cells[-1] is None or (isinstance(cells[-1], str) and not cells[-1].strip())):
@@ -186,7 +242,7 @@ def _first_sheet(wb: Any) -> Table:
 def frame_table(frame: pd.DataFrame) -> Table:
     if frame.empty:
         raise _refuse("the DataFrame is empty: no rows to read")
-    limits.check_table_shape(frame.shape[0], frame.shape[1] + 1, what="the DataFrame")
+    limits.check_table_shape(frame.shape[0], frame.shape[1] + 1, what="the DataFrame", header=False)
     df = frame.copy()
     if isinstance(df.index, pd.DatetimeIndex) or df.index.name is not None:
         df = df.reset_index()

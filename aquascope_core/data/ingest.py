@@ -94,10 +94,10 @@ def _original(raw: bytes | None, frame: pd.DataFrame | None, filename: str | Non
 
 def original_bytes(dataset: dict[str, Any]) -> bytes:
     """The user's bytes exactly as uploaded (from ``dataset["original"]``)."""
-    orig = dataset["original"]
-    if orig["encoding"] == "base64":
-        return base64.b64decode(orig["data"])
-    return orig["data"].encode("utf-8")
+    from aquascope_core.data.upload_store import original_content
+
+    data = original_content(dataset["original"])  # inline, or held by reference (upload_store)
+    return data.encode("utf-8") if isinstance(data, str) else data
 
 
 def dataset_json(dataset: dict[str, Any]) -> dict[str, Any]:

@@ -29,9 +29,27 @@ def _warm() -> None:
         style.save(fig)
 
 
+def _leave_with_parent(poll_s: float = 0.2) -> None:
+    """Exit as soon as the process that started this worker is gone (a SIGKILL closes no pipe for a worker busy
+    drawing, and a pipe another process inherited may stay open): a daemon thread polls the parent's pid."""
+    import os
+    import threading
+    import time
+
+    parent = int(os.environ.get("AQUASCOPE_WORKER_PARENT") or os.getppid())
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(poll_s)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
 def main() -> int:
     from aquascope_core.deliverables.workers import receive, send
 
+    _leave_with_parent()
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     sys.stdout = sys.stderr  # a stray print must not corrupt the answers
     _warm()

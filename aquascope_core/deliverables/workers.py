@@ -83,6 +83,7 @@ class _Worker:
         # the worker imports what this process imports, from where this process found it
         env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if isinstance(p, str) and p)
         env[ENV] = "0"  # a worker does its jobs itself, never through workers of its own
+        env["AQUASCOPE_WORKER_PARENT"] = str(os.getpid())  # the worker leaves when this process is gone
         self.proc = subprocess.Popen([sys.executable, "-m", "aquascope_core.deliverables.worker_main"],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                      env=env, close_fds=True)

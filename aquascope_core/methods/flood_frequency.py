@@ -647,6 +647,13 @@ _EXTRA_REFITS: dict[str, Callable[[dict[str, Any], np.ndarray], tuple]] = {"gev_
                                                                            "gumbel_ml": refit_gumbel_ml}
 
 
+# The bootstrap's bounds: values drawn per chunk of resamples (16 MB a float array) and in all (a record of
+# 300,000 values gets 100 resamples, not 1,000 x 300,000 = 2.4 GB per array); 100 resamples at least.
+BOOTSTRAP_CHUNK_VALUES = 2_000_000
+BOOTSTRAP_MAX_DRAWS = 30_000_000
+_MIN_RESAMPLES = 100
+
+
 def bootstrap_band(
     fit: dict[str, Any],
     n: int,
@@ -686,11 +693,23 @@ def bootstrap_band(
         none = [None] * T.size
         return finish({**base, "ok": False, "reason": "the fit is not ok, so it cannot be resampled",
                        "lower": none, "upper": none, "median": none, "n_failed": None}, "bootstrap_band", params)
+    requested = int(n_resamples)
+    n_resamples = min(requested, max(_MIN_RESAMPLES, BOOTSTRAP_MAX_DRAWS // int(n)))
+    if n_resamples < requested:  # a long record: its band is narrow, and the work stays bounded
+        base["n_resamples"], base["n_resamples_requested"] = n_resamples, requested
+        base["note"] = (f"{n_resamples} resamples instead of {requested}: {requested:,} x {int(n):,} values would exceed "
+                        f"the bound of {BOOTSTRAP_MAX_DRAWS:,} drawn values (BOOTSTRAP_MAX_DRAWS)")
     d, theta = _theta(fit)
-    samples = _draw(d, theta, np.random.default_rng(seed), (int(n_resamples), int(n)))
-    with np.errstate(all="ignore"):
-        refit = _refit(fit, d, samples)
-        levels = _quantile(d, tuple(np.asarray(a)[:, None] for a in refit), (1.0 - 1.0 / T)[None, :])
+    rng = np.random.default_rng(seed)
+    rows = max(1, BOOTSTRAP_CHUNK_VALUES // int(n))  # resamples per chunk: memory bounded whatever n is
+    parts = []
+    for start in range(0, n_resamples, rows):  # the same draws, in the same order, as one n_resamples x n array
+        samples = _draw(d, theta, rng, (min(rows, n_resamples - start), int(n)))
+        with np.errstate(all="ignore"):
+            refit = _refit(fit, d, samples)
+            parts.append(_quantile(d, tuple(np.asarray(a)[:, None] for a in refit), (1.0 - 1.0 / T)[None, :]))
+        del samples
+    levels = np.concatenate(parts, axis=0)
     good = np.all(np.isfinite(levels), axis=1)
     n_failed = int((~good).sum())
     if good.sum() < max(20, 0.5 * n_resamples):
@@ -875,7 +894,7 @@ def flood_frequency(
                 band = bootstrap_band(f, int(x.size), T, n_resamples=int(n_bootstrap), confidence=confidence,
                                       seed=seed)
                 f["ci"] = {k: band.get(k) for k in ("ok", "lower", "upper", "median", "confidence", "n_resamples",
-                                                     "n_failed", "seed", "reason") if k in band}
+                                                     "n_failed", "seed", "reason", "n_resamples_requested", "note") if k in band}
                 f["ci"]["method"] = "parametric_bootstrap"
             f["goodness_of_fit"] = goodness_of_fit(f, x)
             t = return_period_of(f, record)

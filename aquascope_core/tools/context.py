@@ -8,7 +8,6 @@ gives (a path, bytes, text or a DataFrame) and refuses an unreadable table with 
 
 from __future__ import annotations
 
-import base64
 from typing import Any, Mapping
 
 from aquascope_core.errors import DataNotFoundError, InputError
@@ -22,6 +21,7 @@ def table_entry(name: str, content: Any, **options: Any) -> dict[str, Any]:
     """Read ``content`` once (refusing it with the reason when it is not a usable table) and return the
     JSON-safe entry the workspace keeps: the user's original, the options, and what was found."""
     from aquascope_core.data import ingest
+    from aquascope_core.data.upload_store import hold
 
     unknown = set(options) - set(INGEST_OPTIONS)
     if unknown:
@@ -30,7 +30,7 @@ def table_entry(name: str, content: Any, **options: Any) -> dict[str, Any]:
     ds = ingest(name, content, **opts)
     return {
         "name": ds["name"],
-        "original": ds["original"],
+        "original": hold(ds["original"]),  # a large upload by reference: once on disk, not in every checkpoint
         "options": opts,
         "variables": [{**{k: v.get(k) for k in ("variable", "unit", "resolution", "period_start", "period_end", "years",
                                                 "n_values", "column")},
@@ -42,10 +42,9 @@ def table_entry(name: str, content: Any, **options: Any) -> dict[str, Any]:
 
 
 def _content(entry: Mapping[str, Any]) -> Any:
-    orig = entry["original"]
-    if orig.get("encoding") == "base64":
-        return base64.b64decode(orig["data"])
-    return orig["data"] if orig.get("encoding") == "csv-of-dataframe" else orig["data"].encode("utf-8")
+    from aquascope_core.data.upload_store import original_content
+
+    return original_content(entry["original"])
 
 
 class DataContext:

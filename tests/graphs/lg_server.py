@@ -37,6 +37,8 @@ def config_variant(folder: Path, **extra: Any) -> Path:
     spec = json.loads((ROOT / "langgraph.json").read_text())
     spec["dependencies"] = [str(ROOT)]
     spec["graphs"] = {k: str(ROOT / v.removeprefix("./")) for k, v in spec["graphs"].items()}
+    if isinstance(spec.get("checkpointer"), dict) and str(spec["checkpointer"].get("path", "")).startswith("./"):
+        spec["checkpointer"] = {**spec["checkpointer"], "path": str(ROOT / spec["checkpointer"]["path"][2:])}
     spec.update(extra)
     path = folder / "langgraph.json"
     path.write_text(json.dumps(spec, indent=2))

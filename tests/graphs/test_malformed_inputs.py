@@ -78,7 +78,7 @@ STUDIES = {  # name -> (text, what the message says)
     "problem_list.yaml": ("version: 2\nproblem: [1]\nsteps: []\n", "'problem' must be a mapping"),
     "arguments_text.yaml": ("version: 2\nsteps:\n- {id: s1, tool: flood_frequency, arguments: x}\n", "'arguments'"),
     "gate_number.yaml": ("version: 2\nsteps:\n- {id: s1, tool: flood_frequency, expects: [1]}\n", "'expects'"),
-    "id_date.yaml": ("version: 2\nid: 2024-01-01\nsteps: []\n", "field 'id'"),
+    "id_list.yaml": ("version: 2\nid: [2024, 1]\nsteps: []\n", "field 'id'"),
     "bool_version.yaml": ("version: true\nsteps: []\n", "version"),
     "not_yaml.yaml": ("steps: [unclosed\n", "not valid YAML"),
     "tagged.yaml": ("!!python/object/apply:os.system ['true']\n", "not valid YAML"),
@@ -142,7 +142,7 @@ def test_the_cli_ends_every_malformed_input_with_a_clear_error_and_leaves_the_fi
         assert res.returncode == 2, (name, res.stderr)
         assert "Traceback" not in res.stderr and UPLOADS[name][1].split("(")[0] in res.stderr, (name, res.stderr)
         assert hashlib.sha256(path.read_bytes()).hexdigest() == before
-    for name in ("alias_bomb.yaml", "deep.yaml", "problem_list.yaml", "id_date.yaml"):
+    for name in ("alias_bomb.yaml", "deep.yaml", "problem_list.yaml", "id_list.yaml"):
         path = tmp_path / name
         path.write_text(STUDIES[name][0])
         res = _cli("run", str(path), home=tmp_path)

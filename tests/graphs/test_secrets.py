@@ -58,9 +58,11 @@ def test_keys_in_a_hosted_run_config_metadata_or_input_are_not_checkpointed(tmp_
            "request": {"text": TEXT, "api_key": KEY}, "messages": []}
     with open_checkpointer() as saver:
         graph = compile_graph(saver)
-        graph.invoke(inp, cfg, context={"api_key": "env:OPENAI_API_KEY"})
+        graph.invoke(inp, cfg, context={"key_ref": "env:OPENAI_API_KEY"})
         graph.invoke(Command(resume={"type": "accept"}), cfg)
         assert graph.get_state(cfg).values["status"] == "done"
-        with pytest.raises(InputError, match="context.api_key"):  # a key itself in the run context is refused
-            graph.invoke(inp, {"configurable": {"thread_id": "st-00000000dead"}}, context={"api_key": KEY})
+        with pytest.raises(InputError, match="context.key_ref"):  # a key itself in the run context is refused
+            graph.invoke(inp, {"configurable": {"thread_id": "st-00000000dead"}}, context={"key_ref": KEY})
+        with pytest.raises(InputError, match="'api_key'"):  # and so is a key-named field
+            graph.invoke(inp, {"configurable": {"thread_id": "st-00000000dead"}}, context={"api_key": "env:X"})
     _assert_absent(_stored(_isolated_home), caplog)
