@@ -8,6 +8,7 @@ from typing import Any, Literal, Sequence
 
 from aquascope_core.errors import InputError
 from aquascope_core.result import finish
+from aquascope_core.result import source as source_row
 from aquascope_core.toolspec import ToolSpec
 from aquascope_core.tools.context import DataContext, provenance_rows, resolve, station_fields
 
@@ -134,33 +135,11 @@ def annual_maximum_series(source: str, station_id: str, variable: str = "annual_
 
 def _regional_skew_for(desc: dict[str, Any], attrs: dict[str, Any], regional_skew: float | None,
                        regional_skew_mse: float | None, skew_from: str) -> dict[str, Any]:
-    """The regional skew to weight with, and where it came from (``skew`` None: at-site skew only)."""
-    from aquascope_core.errors import InputError
-    from aquascope_core.methods.bulletin17c import regional_skew as lookup
+    """The regional skew to weight with, and where it came from (``skew`` None: at-site skew only); the order is
+    :mod:`aquascope_core.tools.flood_skew`'s."""
+    from aquascope_core.tools.flood_skew import skew_for_record
 
-    if regional_skew is not None:
-        if regional_skew_mse is None or not float(regional_skew_mse) > 0:
-            raise InputError.bad_value("regional_skew_mse", regional_skew_mse,
-                                       "the regional skew's mean square error (> 0) beside regional_skew")
-        return {"skew": float(regional_skew), "mse": float(regional_skew_mse), "source": "given by the analyst"}
-    if skew_from == "station":
-        return {"skew": None, "mse": None, "source": "none (at-site skew only, as asked)"}
-    if skew_from == "record" and attrs.get("regional_skew") is not None and attrs.get("regional_skew_sd"):
-        sd = float(attrs["regional_skew_sd"])
-        return {"skew": float(attrs["regional_skew"]), "mse": sd * sd, "se": sd,
-                "source": "the regional skew published with the record"}
-    state = desc.get("state") or (desc.get("attributes") or {}).get("state")
-    huc8 = desc.get("huc8") or (desc.get("attributes") or {}).get("huc8")
-    if not state and not huc8:
-        return {"skew": None, "mse": None, "source": "none: the station has no state or HUC to look a regional skew up"}
-    try:
-        got = lookup(state=state, huc8=huc8)
-    except InputError as exc:
-        return {"skew": None, "mse": None, "source": f"none: {exc.message}"}
-    if not got.get("ok"):
-        return {"skew": None, "mse": None, "source": f"none: {got.get('reason')}"}
-    return {"skew": got["skew"], "mse": got["skew_mse"], "se": got["skew_se"], "source": "USGS regional skew table",
-            "region": got.get("skew_region"), "citation": got.get("citation")}
+    return skew_for_record(desc, attrs, regional_skew, regional_skew_mse, skew_from)
 
 
 def bulletin17c_ema(source: str, station_id: str, variable: str = "peak_discharge",
@@ -182,7 +161,7 @@ def bulletin17c_ema(source: str, station_id: str, variable: str = "peak_discharg
     (parameters, return_levels, ci {lower, upper, confidence}, at-site and weighted skew, low
     outliers, ...), ``record_max`` {value, year, return_period {lp3_ema}}, plus ``record_years``
     (systematic and historical period), ``n_systematic``, ``historical``, ``regional_skew_used``,
-    ``alternative_skew``, ``unit`` and ``summary``.
+    ``skew_sensitivity``, ``unit`` and ``summary``.
     """
     from aquascope_core.methods import flood_frequency as ffa
     from aquascope_core.methods.bulletin17c import ema_confidence_band, fit_lp3_ema
@@ -202,7 +181,8 @@ def bulletin17c_ema(source: str, station_id: str, variable: str = "peak_discharg
     skew = _regional_skew_for(desc, attrs, regional_skew, regional_skew_mse, skew_from)
     option = "weighted" if skew["skew"] is not None else "station"
     pk = attrs.get("peakfq") or {}  # options of a PeakFQ .psf uploaded with the record
-    if pk.get("skew_option") in ("station", "regional") and regional_skew is None and skew_from == "record":
+    if pk.get("spec_given") and pk.get("skew_option") in ("station", "regional") and regional_skew is None \
+            and skew_from == "record":
         option = pk["skew_option"] if skew["skew"] is not None else "station"
     extra = {"skew_weighting": skew_weighting or pk.get("skew_weighting") or "HWN",
              "low_outlier_test": pk.get("low_outlier_test") or "mgbt",
@@ -228,16 +208,17 @@ def bulletin17c_ema(source: str, station_id: str, variable: str = "peak_discharg
     if option == "station":
         warnings.append(f"no regional skew was available ({skew['source']}): the at-site skew alone, which Bulletin "
                         "17C advises against for records this short")
-    alternative = None
-    if fit.get("ok") and skew["source"] == "the regional skew published with the record":
-        table = _regional_skew_for(desc, {}, None, None, "usgs_table")
-        if table["skew"] is not None:
+    sensitivity = []
+    if fit.get("ok") and regional_skew is None:
+        from aquascope_core.tools.flood_skew import sensitivity_skews
+
+        for row in sensitivity_skews(desc, attrs, skew):
             alt = fit_lp3_ema(sys_peaks, years=sys_years, historical_peaks=historical or None,
-                              perception_thresholds=thresholds, regional_skew=table["skew"],
-                              regional_skew_mse=table["mse"], skew_option="weighted", unit=unit, **extra)
+                              perception_thresholds=thresholds, regional_skew=row["skew"], regional_skew_mse=row["mse"],
+                              skew_option="weighted" if row["skew"] is not None else "station", unit=unit, **extra)
             if alt.get("ok"):
-                alternative = {"regional_skew": table, "weighted_skew": alt["parameters"]["skew_log"],
-                               "return_levels": ffa.return_levels(alt, T)}
+                sensitivity.append({**row, "weighted_skew": alt["parameters"]["skew_log"],
+                                    "return_levels": ffa.return_levels(alt, T)})
     payload: dict[str, Any] = {
         "ok": bool(fit.get("ok")),
         "method": "bulletin17c_ema",
@@ -255,7 +236,7 @@ def bulletin17c_ema(source: str, station_id: str, variable: str = "peak_discharg
         "fits": {"lp3_ema": f},
         "record_max": {"value": record_max, "year": max_year, "return_period": {"lp3_ema": record_T}},
         "regional_skew_used": skew,
-        "alternative_skew": alternative,
+        "skew_sensitivity": sensitivity,
         "warnings": warnings,
     }
     if fit.get("ok"):
@@ -275,7 +256,8 @@ def bulletin17c_ema(source: str, station_id: str, variable: str = "peak_discharg
               "confidence": confidence, "regional_skew": regional_skew, "regional_skew_mse": regional_skew_mse,
               "skew_from": skew_from, "skew_weighting": extra["skew_weighting"]}
     return finish(payload, "bulletin17c_ema", params,
-                  provenance_rows(s) + [r for r in fit.get("meta", {}).get("sources", []) if r.get("name") != "aquascope"])
+                  provenance_rows(s) + [r for r in fit.get("meta", {}).get("sources", []) if r.get("name") != "aquascope"]
+                  + ([source_row("regional skew", citation=skew["citation"])] if skew.get("citation") else []))
 
 
 SPECS = [
