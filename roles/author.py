@@ -46,6 +46,9 @@ def _summary(ws: Workspace) -> dict[str, Any]:
     text = dec.get("answer", "")
     if dec.get("grade"):
         text += f"\n\nGrade: **{dec['grade']}** ({dec.get('grade_reason', '')})."
+    from roles.specialists.design_use import GRADE_LEGEND
+
+    text += f"\n\n_{GRADE_LEGEND}_"
     tables = [{"columns": ["Quantity", "Value", "Unit", "Band", "Confidence", "From result"], "rows": rows,
                "caption": "Key numbers"}] if rows else []
     return {"id": "summary", "title": "Summary", "text": text, "tables": tables}

@@ -41,9 +41,12 @@ def evidence_pool(ws: Workspace) -> set[float]:
         from aquascope_core import playbooks
 
         intake_spec = playbooks.load(brief["playbook"]).get("intake", [])  # the questions' labels and defaults
+    from aquascope_core.report_units import restated_numbers
+
     return number_pool(ok_payloads, gates, study, inventory, recon.get("stations"), recon.get("context"),
                        brief.get("intake"), brief.get("derived"), intake_spec, run.get("summary"), ws.ledger,
-                       ((ws.findings or {}).get("decision") or {}).get("record"))
+                       ((ws.findings or {}).get("decision") or {}).get("record"),
+                       restated_numbers(ok_payloads))  # a flow or area restated by the units rule
 
 
 def not_established(ws: Workspace) -> list[dict[str, Any]]:

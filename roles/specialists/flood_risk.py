@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from roles.specialists.common import LABELS, band, band_text, fmt, given, grade_for_study, kn
+from roles.specialists.flood_text import skew_clause, stated, stated_band, table_units, us_payload, us_study
 
 __all__ = ["HARVESTERS", "TABLES", "decide", "recommendations", "DATA_REQUESTS"]
 
@@ -128,13 +129,16 @@ def decide(brief: Mapping[str, Any], study: Mapping[str, Any], run: Mapping[str,
     conf = band.get("confidence")
     conf_txt = f"{conf * 100:.0f} %" if isinstance(conf, (int, float)) else "the"
     quantity = QUANTITY.get(branch, "flood")
-    ans = (f"The {T}-year {quantity} at {where} is {fmt(pick['value'])} {unit} by the "
-           f"{LABELS.get(pick['method'], pick['method'])} fit ({conf_txt} band {fmt(band.get('lower'))} to "
-           f"{fmt(band.get('upper'))} {unit})")
+    us = us_study(study, brief)
+    said: list[float] = []
+    value_txt = stated(pick["value"], unit, us, said)
+    ans = (f"The {T}-year {quantity} at {where} is {value_txt} by the "
+           f"{LABELS.get(pick['method'], pick['method'])} fit ({conf_txt} band "
+           f"{stated_band(band.get('lower'), band.get('upper'), unit, us, said)})")
     for o in others:
         ob = o.get("band") or {}
-        ans += (f"; the {LABELS.get(o['method'], o['method'])} fit gives {fmt(o['value'])} {unit} "
-                f"({fmt(ob.get('lower'))} to {fmt(ob.get('upper'))})")
+        ans += (f"; the {LABELS.get(o['method'], o['method'])} fit gives {stated(o['value'], unit, us, said)} "
+                f"({stated_band(ob.get('lower'), ob.get('upper'), unit, us, said)})")
     ans += "." if not others else ". The design value is the larger of the fits' estimates."
     basis, period, gap = _basis(branch, run, brief, T)
     ans += basis
@@ -156,6 +160,7 @@ def decide(brief: Mapping[str, Any], study: Mapping[str, Any], run: Mapping[str,
         "quantity": quantity,
         "record_period": period,
         "quantity_gap": gap,
+        "record": {"stated_in_report_units": said},
     }
 
 
@@ -197,15 +202,18 @@ def _basis(branch: str, run: Mapping[str, Any], brief: Mapping[str, Any], T: Any
         sysb = b17.get("systematic") or {}
         yrs = sysb.get("years") or []
         low = (fit.get("low_outliers") or {}).get("n_low")
-        skew = b17.get("regional_skew_used") or {}
-        text += (f" Bulletin 17C: the expected moments algorithm on {b17.get('n_systematic')} systematic peaks"
-                 + (f" ({min(yrs)} to {max(yrs)})" if yrs else "")
-                 + (f" and {len(hist)} historical peaks" if hist else ", with no historical peaks")
+        starts = [int(t["start"]) for t in (b17.get("historical") or {}).get("perception_thresholds") or []
+                  if t.get("start") is not None] + [int(y) for y in yrs] + [int(h["year"]) for h in hist]
+        if starts and yrs:
+            period = {"start": min(starts), "end": max(yrs), "variable": b17.get("variable"),
+                      "station": (b17.get("station") or {}).get("station_id")}
+        span = (f" over the {b17.get('record_years')}-year record, water years {period['start']} to {period['end']}"
+                if period else "")
+        text += (f" Bulletin 17C: the expected moments algorithm{span}, on {b17.get('n_systematic')} systematic peaks"
+                 + (f" and {len(hist)} historical peak{'s' if len(hist) != 1 else ''}" if hist else
+                    ", with no historical peaks")
                  + (f", the multiple Grubbs-Beck test ({low} low floods censored)" if low is not None else "")
-                 + (f", and the at-site skew {fmt(fit.get('at_site_skew'))} weighted with the regional skew "
-                    f"{fmt(skew.get('skew'))}" if skew.get("skew") is not None else
-                    ", and the at-site skew alone (no regional skew is published for the gauge's region)")
-                 + ".")
+                 + ", and " + skew_clause(b17) + ".")
     return text, period, gap
 
 
@@ -259,10 +267,6 @@ def recommendations(run: Mapping[str, Any], decision: Mapping[str, Any]) -> list
     if decision.get("method") == "regional_index_flood":
         recs.append("Look for any flood record at the site (a crest-stage gauge, flood marks, local accounts): even a "
                     "few years test the regional estimate.")
-    b17 = [r for r in results.values() if r.get("tool") == "bulletin17c_ema" and r.get("status") == "ok"]
-    if b17 and ((b17[0].get("payload") or {}).get("alternative_skew") or {}).get("return_levels"):
-        recs.append("Compare the design value with the one the current USGS regional skew gives (listed with the "
-                    "Bulletin 17C result) before adopting either.")
     trend = [r for r in results.values() if r.get("tool") == "trend_test"]
     if trend and trend[0].get("status") != "ok":
         recs.append("The annual maxima show a trend or could not be tested: consider a non-stationary analysis "
@@ -281,20 +285,27 @@ DATA_REQUESTS = [
 
 def _flood_frequency_tables(payload: Mapping[str, Any]) -> list[dict[str, Any]]:
     fits = [(k, f) for k, f in (payload.get("fits") or {}).items() if f.get("ok")]
-    unit = payload.get("unit") or ""
+    first, second, k1, k2 = table_units(payload.get("unit"), payload)
+    scale = lambda v, k: None if v is None or k is None else v * k  # noqa: E731
     cols = ["Return period (years)"]
     for k, f in fits:
         conf = (f.get("ci") or {}).get("confidence")
         pct = f"{conf * 100:.0f} %" if isinstance(conf, (int, float)) else ""
-        cols += [f"{LABELS.get(k, k)} ({unit})", f"{pct} band".strip()]
+        cols += [f"{LABELS.get(k, k)} ({first or ''})", f"{pct} band".strip()]
+        if second:
+            cols.append(f"{LABELS.get(k, k)} ({second})")
     rows = []
     for i, T in enumerate(payload.get("return_periods") or []):
         row: list[Any] = [fmt(T)]
         for _k, f in fits:
             ci = f.get("ci") or {}
-            row += [fmt((f.get("return_levels") or [None])[i] if i < len(f.get("return_levels") or []) else None),
-                    band_text({"lower": (ci.get("lower") or [None] * (i + 1))[i],
-                                "upper": (ci.get("upper") or [None] * (i + 1))[i]})]
+            levels = f.get("return_levels") or []
+            v = levels[i] if i < len(levels) else None
+            row += [fmt(scale(v, k1)),
+                    band_text({"lower": scale((ci.get("lower") or [None] * (i + 1))[i], k1),
+                               "upper": scale((ci.get("upper") or [None] * (i + 1))[i], k1)})]
+            if second:
+                row.append(fmt(scale(v, k2)))
         rows.append(row)
     out = [{"columns": cols, "rows": rows, "caption": "Return levels by return period"}]
     prow = []
@@ -329,13 +340,18 @@ def _bulletin17c_tables(payload: Mapping[str, Any]) -> list[dict[str, Any]]:
                           fmt((fit.get("parameters") or {}).get("skew_log")), skew.get("source"), lo.get("n_low"),
                           len((payload.get("historical") or {}).get("peaks") or []), payload.get("record_years")]],
                 "caption": "Skew weighting, low outliers and historical information"})
-    alt = payload.get("alternative_skew") or {}
-    if alt.get("return_levels"):
-        reg = alt.get("regional_skew") or {}
-        out.append({"columns": ["Return period (years)", f"Return level ({payload.get('unit') or ''})"],
-                    "rows": [[fmt(T), fmt(x)] for T, x in zip(payload.get("return_periods") or [], alt["return_levels"])],
-                    "caption": f"With the USGS table's regional skew {fmt(reg.get('skew'))} (MSE {fmt(reg.get('mse'))}; "
-                               f"weighted skew {fmt(alt.get('weighted_skew'))})"})
+    sens = payload.get("skew_sensitivity") or []
+    if sens:
+        first, _second, k1, _k2 = table_units(payload.get("unit"), payload)
+        rps = payload.get("return_periods") or []
+        used = [["the design value: " + str(skew.get("source") or "at-site skew"), fmt(skew.get("skew")),
+                 fmt(skew.get("mse")), fmt((fit.get("parameters") or {}).get("skew_log"))]
+                + [fmt(x * k1) for x in fit.get("return_levels") or []]]
+        rows = used + [[f"sensitivity: {r['label']}", fmt(r.get("skew")), fmt(r.get("mse")), fmt(r.get("weighted_skew"))]
+                       + [fmt(x * k1) for x in r.get("return_levels") or []] for r in sens]
+        out.append({"columns": ["Skew", "Regional skew", "Its MSE", "Weighted skew"]
+                    + [f"{fmt(T)}-year ({first or ''})" for T in rps], "rows": rows,
+                    "caption": "Sensitivity of the return levels to the skew (the design value uses the first row's)"})
     from roles.specialists.peakfq_tables import peakfq_tables
 
     out.extend(peakfq_tables(payload))
