@@ -131,3 +131,35 @@ def restated_numbers(obj: Any, unit: str | None = None) -> list[float]:
             if to != unit:
                 out.append(convert(obj, unit, to))
     return out
+
+
+def figure_quantity(payload: Mapping[str, Any], context: Mapping[str, Any], default: str) -> str:
+    """What a flood figure's value axis shows, named as the report names it: a step may say so with ``basis``
+    (in its payload or its arguments: ``instantaneous``/``peak``, ``daily_mean``) or ``quantity`` (the words)."""
+    args = context.get("arguments") or {}
+    for src in (payload, args):
+        if isinstance(src.get("quantity"), str) and src["quantity"].strip():
+            return src["quantity"].strip()[:1].upper() + src["quantity"].strip()[1:]
+    basis = str(payload.get("basis") or args.get("basis") or payload.get("label") or "").lower()
+    if "daily" in basis:
+        return "Maximum daily-mean flow"
+    if "instantaneous" in basis or "peak" in basis or context.get("tool") == "bulletin17c_ema":
+        return "Peak flow"
+    return default
+
+
+def label_flow_axis(ax: Any, quantity: str, unit: str | None, payload: Mapping[str, Any],
+                    context: Mapping[str, Any]) -> None:
+    """Label a figure's value axis by the rule: the data's unit on the left, the rule's other unit on a right-hand
+    axis (ft3/s and m3/s at a U.S. site; the SI unit beside a non-SI record elsewhere)."""
+    from aquascope_core.deliverables.figures_base import unit_label
+
+    site = ((context.get("inventory") or {}).get("site") or {})
+    us = is_us_site(payload.get("station") or None, lat=site.get("lat"), lon=site.get("lon"))
+    ax.set_ylabel(unit_label(unit, quantity))
+    first, second = display(unit, us)
+    other = first if first != unit else second
+    if unit in FACTORS and other and other != unit:
+        k = convert(1.0, unit, other)
+        sec = ax.secondary_yaxis("right", functions=(lambda y, k=k: y * k, lambda y, k=k: y / k))
+        sec.set_ylabel(unit_label(other, quantity))
