@@ -89,7 +89,10 @@ def critic(ws: Workspace, *, model: Any = None, draft: Mapping[str, Any] | None 
     decision = findings.get("decision") or {}
     if decision.get("value") is not None:
         stated = numbers_in(draft.get("answer", ""))
-        ok = any(matches(n, {float(decision["value"])}) for n in stated)
+        from aquascope_core.report_units import restated_numbers
+
+        same = {float(decision["value"]), *restated_numbers({"unit": decision.get("unit"), "v": decision["value"]})}
+        ok = any(matches(n, same) for n in stated)  # the value, or the value restated by the units rule
         checks.append({"check": "decision_in_answer", "passed": ok,
                        "detail": "the decision's value is stated in the answer" if ok else
                        "the answer does not state the decision's value"})

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from roles.specialists.common import LABELS, band, band_text, fmt, given, grade_for_study, kn
+from aquascope_core.report_units import area_text
 from roles.specialists.flood_text import skew_clause, stated, stated_band, table_units, us_payload, us_study
 
 __all__ = ["HARVESTERS", "TABLES", "decide", "recommendations", "DATA_REQUESTS"]
@@ -120,7 +121,7 @@ def decide(brief: Mapping[str, Any], study: Mapping[str, Any], run: Mapping[str,
                 "what_would_change_it": ["a longer or more complete record", "regional information"]}
     branch = (study.get("plan") or {}).get("branch") or "at_site"
     if branch == "regional":
-        return _regional_decision(T, at_T[0], grade, why, run, brief)
+        return _regional_decision(T, at_T[0], grade, why, run, brief, us_study(study, brief))
     # the design value: the larger central estimate of the fits that passed (conservative for design)
     pick = max(at_T, key=lambda k: k["value"])
     others = [k for k in at_T if k is not pick]
@@ -225,7 +226,7 @@ def _payload(run: Mapping[str, Any], tool: str) -> dict[str, Any] | None:
 
 
 def _regional_decision(T: Any, pick: Mapping[str, Any], grade: str, why: str, run: Mapping[str, Any],
-                       brief: Mapping[str, Any]) -> dict[str, Any]:
+                       brief: Mapping[str, Any], us: bool) -> dict[str, Any]:
     p = _payload(run, "regional_index_flood") or {}
     unit = pick.get("unit") or ""
     idx, growth = p.get("index_flood") or {}, p.get("growth_factor") or {}
@@ -237,11 +238,15 @@ def _regional_decision(T: Any, pick: Mapping[str, Any], grade: str, why: str, ru
         f = (part.get("skill") or {}).get("median_factor_error")
         return f"; leave-one-out median factor error {fmt(f)}" if f is not None else "; leave-one-out skill not established"
 
-    ans = (f"The {T}-year maximum daily-mean flow at the site ({given(area)} km2) is {fmt(pick['value'])} {unit} by the "
-           f"regional index-flood "
-           f"method (donor envelope {fmt(env.get('lower'))} to {fmt(env.get('upper'))} {unit}): an index flood of "
-           f"{fmt(idx.get('estimate'))} {unit} (donor range {fmt((idx.get('band') or {}).get('low'))} to "
-           f"{fmt((idx.get('band') or {}).get('high'))}{skill(idx)}) times a growth factor of "
+    said: list[float] = []
+    area_txt, area_nums = area_text(area, us) if area is not None else (f"{given(area)} km2", [])
+    said.extend(area_nums)
+    ans = (f"The {T}-year maximum daily-mean flow at the site ({area_txt}) is {stated(pick['value'], unit, us, said)} "
+           f"by the regional index-flood "
+           f"method (donor envelope {stated_band(env.get('lower'), env.get('upper'), unit, us, said)}): an index flood "
+           f"of {stated(idx.get('estimate'), unit, us, said)} (donor range "
+           f"{stated_band((idx.get('band') or {}).get('low'), (idx.get('band') or {}).get('high'), unit, us, said)}"
+           f"{skill(idx)}) times a growth factor of "
            f"{fmt(growth.get('estimate'))} (donor range {fmt((growth.get('band') or {}).get('low'))} to "
            f"{fmt((growth.get('band') or {}).get('high'))}{skill(growth)}), from {fmt(p.get('n_donors'))} donor "
            f"catchments ({names}). It is a maximum of the daily mean flow, not an instantaneous peak.")
@@ -254,7 +259,7 @@ def _regional_decision(T: Any, pick: Mapping[str, Any], grade: str, why: str, ru
     return {"answer": ans, "value": pick["value"], "unit": unit, "band": env, "basis": pick["path"],
             "method": "regional_index_flood", "grade": grade, "grade_reason": why,
             "conditions": list(_CONDITIONS["regional"]), "what_would_change_it": list(_CHANGES["regional"]),
-            "quantity": QUANTITY["regional"], "quantity_gap": gap}
+            "quantity": QUANTITY["regional"], "quantity_gap": gap, "record": {"stated_in_report_units": said}}
 
 
 def recommendations(run: Mapping[str, Any], decision: Mapping[str, Any]) -> list[str]:
