@@ -99,7 +99,7 @@ def is_us_site(station: Mapping[str, Any] | None = None, *, lat: float | None = 
     sid = str(st.get("station_id") or "").split(".")[0]
     if sid.isdigit() and 8 <= len(sid) <= 15 and (st.get("source") in _US_SOURCES or st.get("peakfq")):
         return True
-    if lat is None and st.get("lat") is not None:
+    if st.get("lat") is not None and st.get("lon") is not None:
         lat, lon = st.get("lat"), st.get("lon")
     if lat is None or lon is None:
         return False

@@ -376,23 +376,31 @@ def _annual_maximum_series_tables(payload: Mapping[str, Any]) -> list[dict[str, 
 
 
 def _regional_index_flood_tables(payload: Mapping[str, Any]) -> list[dict[str, Any]]:
-    unit = payload.get("unit") or ""
+    first, second, k1, k2 = table_units(payload.get("unit"), payload)
+    first = first or ""
+    x = lambda v, k=k1: fmt(None if v is None else v * k)  # noqa: E731
     rows = []
-    for name, part, u in (("index flood", payload.get("index_flood") or {}, unit),
+    for name, part, u in (("index flood", payload.get("index_flood") or {}, first),
                           ("growth factor", payload.get("growth_factor") or {}, "")):
         b, sk = part.get("band") or {}, part.get("skill") or {}
-        rows.append([name, fmt(part.get("estimate")), u, f"{fmt(b.get('low'))} to {fmt(b.get('high'))}",
+        k = k1 if u else 1.0
+        rows.append([name, x(part.get("estimate"), k), u, f"{x(b.get('low'), k)} to {x(b.get('high'), k)}",
                      fmt(sk.get("median_factor_error")), part.get("n_donors")])
     env = payload.get("envelope") or {}
-    rows.append([f"{fmt(payload.get('return_period'))}-year flood", fmt(payload.get("return_level")), unit,
-                 f"{fmt(env.get('low'))} to {fmt(env.get('high'))}", "", payload.get("n_donors")])
-    out = [{"columns": ["Quantity", "Estimate", "Unit", "Donor range", "Leave-one-out median factor", "Donors"],
-            "rows": rows, "caption": "Regional index-flood estimate"}]
-    drows = [[d.get("name"), fmt(d.get("distance_km")), fmt(d.get("area_ratio")), fmt(d.get("value")),
-              fmt(d.get("scaled_value"))] for d in (payload.get("index_flood") or {}).get("donors") or []]
+    rows.append([f"{fmt(payload.get('return_period'))}-year flood", x(payload.get("return_level")), first,
+                 f"{x(env.get('low'))} to {x(env.get('high'))}", "", payload.get("n_donors")])
+    cols = ["Quantity", "Estimate", "Unit", "Donor range", "Leave-one-out median factor", "Donors"]
+    if second:
+        cols.append(f"Estimate ({second})")
+        rows[0].append(x((payload.get("index_flood") or {}).get("estimate"), k2))
+        rows[1].append("")
+        rows[2].append(x(payload.get("return_level"), k2))
+    out = [{"columns": cols, "rows": rows, "caption": "Regional index-flood estimate"}]
+    drows = [[d.get("name"), fmt(d.get("distance_km")), fmt(d.get("area_ratio")), x(d.get("value")),
+              x(d.get("scaled_value"))] for d in (payload.get("index_flood") or {}).get("donors") or []]
     if drows:
-        out.append({"columns": ["Donor", "Distance (km)", "Area / site's", f"Mean annual flood ({unit})",
-                                "Scaled to the site"], "rows": drows, "caption": "Donors of the index flood"})
+        out.append({"columns": ["Donor", "Distance (km)", "Area / site's", f"Mean annual flood ({first})",
+                                f"Scaled to the site ({first})"], "rows": drows, "caption": "Donors of the index flood"})
     return out
 
 

@@ -13,15 +13,20 @@ def us_study(study: Mapping[str, Any], brief: Mapping[str, Any]) -> bool:
     """Whether the study is at a U.S. site (its gauge, else its position)."""
     plan = study.get("plan") or {}
     station = plan.get("station") or {}
-    site = brief.get("site") or plan.get("site") or study.get("site") or {}
-    if station:
-        return is_us_site(station)
-    return is_us_site(None, lat=site.get("lat"), lon=site.get("lon"))
+    site = (brief.get("site") or plan.get("site") or (study.get("problem") or {}).get("site") or study.get("site")
+            or {})
+    return is_us_site(station or None, lat=site.get("lat"), lon=site.get("lon"))
 
 
 def us_payload(payload: Mapping[str, Any]) -> bool:
-    """Whether a step's result is of a U.S. gauge (its station block)."""
-    return is_us_site(payload.get("station") or {})
+    """Whether a step's result is of a U.S. gauge (its station block, the site number of its peak file, or the
+    position it was asked for)."""
+    station = dict(payload.get("station") or {})
+    site_no = (payload.get("peakfq") or {}).get("site_no")
+    if site_no and not str(station.get("station_id") or "").split(".")[0].isdigit():
+        station.update({"station_id": str(site_no), "peakfq": True})
+    where = payload.get("target") if isinstance(payload.get("target"), Mapping) else payload
+    return is_us_site(station or None, lat=where.get("lat"), lon=where.get("lon"))
 
 
 def stated(value: Any, unit: str, us: bool, said: list[float]) -> str:
