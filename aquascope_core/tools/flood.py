@@ -159,10 +159,10 @@ def bulletin17c_ema(source: str, station_id: str, variable: str = "peak_discharg
     information, the multiple Grubbs-Beck test and a weighted regional skew, with EMA confidence limits.
 
     The record's ``historical_years`` and ``perception_thresholds`` (series attributes) make the
-    historical peaks and the censored years; the regional skew is, in order: the one given, the one
-    published with the record (``skew_from="record"``), the USGS table's for the station's state and
-    HUC8; with none, the at-site skew alone (and a warning). When the record's own skew is used and
-    the USGS table holds a verified value too, ``alternative_skew`` gives the return levels with it.
+    historical peaks and the censored years; the regional skew is, in the order of
+    :mod:`aquascope_core.tools.flood_skew`: the one given, the user's PeakFQ specification's, the gauge's current
+    published skew (its study's, else the USGS table's for its state and region); with none, the at-site skew
+    alone (and a warning). Every other skew is a row of ``skew_sensitivity`` with its return levels.
 
     The payload has the shape of ``flood_frequency``'s: ``return_periods``, ``fits.lp3_ema``
     (parameters, return_levels, ci {lower, upper, confidence}, at-site and weighted skew, low
