@@ -212,9 +212,12 @@ def bulletin17c_ema(source: str, station_id: str, variable: str = "peak_discharg
         t = ffa.return_period_of(fit, record_max)
         record_T = None if t is None or t == math.inf else t
     warnings = list(fit.get("warnings") or [])
-    if option == "station":
+    if option == "station" and skew["skew"] is None:
         warnings.append(f"no regional skew was available ({skew['source']}): the at-site skew alone, which Bulletin "
                         "17C advises against for records this short")
+    elif option == "station":
+        warnings.append(f"the specification asks for the at-site skew alone (SKEWOPT STATION); the regional skew "
+                        f"{skew['skew']:g} ({skew['source']}) is not weighted in")
     sensitivity = []
     if fit.get("ok") and regional_skew is None:
         from aquascope_core.tools.flood_skew import sensitivity_skews
