@@ -102,6 +102,8 @@ def _check(got: dict, *, us: bool, b17c: bool, trend: bool = False) -> dict:
     for w in why:
         if w != "flag":
             assert w in first_page
+    if trend and dec.get("value") is not None:  # the period tested is stated once
+        assert len(set(re.findall(r"\b(1[89]\d\d|20\d\d) to (1[89]\d\d|20\d\d)\b", answer))) == 1, answer
     if dec.get("value") is not None and not trend:
         # the headline's quantity is the decision's (a peak), or Not for design says why
         quantity = dec.get("quantity")
