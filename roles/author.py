@@ -38,10 +38,16 @@ def _summary(ws: Workspace) -> dict[str, Any]:
     f = ws.findings or {}
     dec = f.get("decision") or {}
     rows = []
+    from roles.specialists.flood_text import key_number_cells, us_study  # the one units rule
+
+    flood = (ws.brief or {}).get("kind") == "flood_risk"  # the kinds whose reports state flows by the rule
+    us = flood and us_study(ws.study or {}, ws.brief or {})
     for kn in f.get("findings", []):
         if kn.get("headline") or kn.get("summary"):
             conf = (kn.get("band") or {}).get("confidence")
-            rows.append([kn["label"], fmt(kn["value"]), kn.get("unit") or "", band_text(kn.get("band")),
+            value, unit, band = (key_number_cells(kn, us) if flood else
+                                 (fmt(kn["value"]), kn.get("unit") or "", band_text(kn.get("band"))))
+            rows.append([kn["label"], value, unit, band,
                          f"{conf * 100:.0f} %" if isinstance(conf, (int, float)) else "", f"`{kn['basis']}`"])
     text = dec.get("answer", "")
     if dec.get("grade"):

@@ -6,7 +6,7 @@ from typing import Any, Mapping
 
 from aquascope_core.report_units import display, flow_text, is_us_site
 
-__all__ = ["us_study", "us_payload", "stated", "stated_band", "skew_clause", "table_units"]
+__all__ = ["us_study", "us_payload", "stated", "stated_band", "skew_clause", "table_units", "key_number_cells"]
 
 
 def us_study(study: Mapping[str, Any], brief: Mapping[str, Any]) -> bool:
@@ -77,3 +77,20 @@ def table_units(unit: str | None, payload: Mapping[str, Any]) -> tuple[str | Non
     if unit not in FACTORS:
         return unit, None, 1.0, None
     return first, second, convert(1.0, unit, first), (convert(1.0, unit, second) if second else None)
+
+
+def key_number_cells(kn: Mapping[str, Any], us: bool) -> tuple[str, str, str]:
+    """(value, unit, band) cells of a key number under the rule: the first unit's value, the unit with the other
+    unit's value in brackets, the band in the first unit."""
+    from aquascope_core.report_units import FACTORS, convert
+    from roles.specialists.common import band_text, fmt
+
+    unit = kn.get("unit") or ""
+    first, second = display(unit, us)
+    if unit not in FACTORS or first is None:
+        return fmt(kn["value"]), unit, band_text(kn.get("band"))
+    b = dict(kn.get("band") or {})
+    if b.get("lower") is not None:
+        b = {**b, "lower": convert(b["lower"], unit, first), "upper": convert(b["upper"], unit, first)}
+    unit_cell = first + (f" ({fmt(convert(kn['value'], unit, second))} {second})" if second else "")
+    return fmt(convert(kn["value"], unit, first)), unit_cell, band_text(b)
