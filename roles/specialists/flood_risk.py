@@ -213,8 +213,12 @@ def _basis(branch: str, run: Mapping[str, Any], brief: Mapping[str, Any], T: Any
         text += (f" Bulletin 17C: the expected moments algorithm{span}, on {b17.get('n_systematic')} systematic peaks"
                  + (f" and {len(hist)} historical peak{'s' if len(hist) != 1 else ''}" if hist else
                     ", with no historical peaks")
-                 + (f", the multiple Grubbs-Beck test ({low} low floods censored)" if low is not None else "")
+                 + (f", the multiple Grubbs-Beck test ({low} low flood{'s' if low != 1 else ''} censored)"
+                    if low is not None else "")
                  + ", and " + skew_clause(b17) + ".")
+        if any(r.get("origin") == "manual_example" for r in b17.get("skew_sensitivity") or []):
+            text += (" The record is the worked example of the PeakfqSA manual (Cohn 2012), kept as a demonstration of "
+                     "the method.")
     return text, period, gap
 
 
