@@ -39,15 +39,24 @@ def _summary(ws: Workspace) -> dict[str, Any]:
     f = ws.findings or {}
     dec = f.get("decision") or {}
     rows = []
+    from roles.specialists.flood_text import key_number_cells, us_study  # the one units rule
+
+    flood = (ws.brief or {}).get("kind") == "flood_risk"  # the kinds whose reports state flows by the rule
+    us = flood and us_study(ws.study or {}, ws.brief or {})
     for kn in f.get("findings", []):
         if kn.get("headline") or kn.get("summary"):
             conf = (kn.get("band") or {}).get("confidence")
-            rows.append([kn["label"], fmt(kn["value"]), kn.get("unit") or "", band_text(kn.get("band")),
+            value, unit, band = (key_number_cells(kn, us) if flood else
+                                 (fmt(kn["value"]), kn.get("unit") or "", band_text(kn.get("band"))))
+            rows.append([kn["label"], value, unit, band,
                          f"{conf * 100:.0f} %" if isinstance(conf, (int, float)) else "",
                          step_source(kn["basis"], (ws.study or {}).get("steps") or [])])
     text = dec.get("answer", "")
     if dec.get("grade"):
         text += f"\n\nGrade: **{dec['grade']}** ({dec.get('grade_reason', '')})."
+    from roles.specialists.design_use import GRADE_LEGEND
+
+    text += f"\n\n_{GRADE_LEGEND}_"
     # the result path of each number is in the workbook's Trace sheet; the client reads the step it comes from
     tables = [{"columns": ["Quantity", "Value", "Unit", "Band", "Confidence", "Source"], "rows": rows,
                "caption": "Key numbers"}] if rows else []

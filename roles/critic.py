@@ -41,11 +41,14 @@ def evidence_pool(ws: Workspace) -> set[float]:
         from aquascope_core import playbooks
 
         intake_spec = playbooks.load(brief["playbook"]).get("intake", [])  # the questions' labels and defaults
+    from aquascope_core.report_units import restated_numbers
+
     return number_pool(ok_payloads, gates, study, inventory, recon.get("stations"), recon.get("context"),
                        brief.get("intake"), brief.get("derived"), intake_spec, run.get("summary"), ws.ledger,
                        ((ws.findings or {}).get("decision") or {}).get("record"),
                        ((ws.findings or {}).get("decision") or {}).get("conversion"),  # roles.asked: the asked unit
-                       ((ws.findings or {}).get("decision") or {}).get("companion_conversions"))
+                       ((ws.findings or {}).get("decision") or {}).get("companion_conversions"),
+                       restated_numbers(ok_payloads))  # a flow or area restated by the units rule
 
 
 def not_established(ws: Workspace) -> list[dict[str, Any]]:
@@ -88,7 +91,10 @@ def critic(ws: Workspace, *, model: Any = None, draft: Mapping[str, Any] | None 
     decision = findings.get("decision") or {}
     if decision.get("value") is not None:
         stated = numbers_in(draft.get("answer", ""))
-        ok = any(matches(n, {float(decision["value"])}) for n in stated)
+        from aquascope_core.report_units import restated_numbers
+
+        same = {float(decision["value"]), *restated_numbers({"unit": decision.get("unit"), "v": decision["value"]})}
+        ok = any(matches(n, same) for n in stated)  # the value, or the value restated by the units rule
         checks.append({"check": "decision_in_answer", "passed": ok,
                        "detail": "the decision's value is stated in the answer" if ok else
                        "the answer does not state the decision's value"})

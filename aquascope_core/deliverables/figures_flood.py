@@ -106,7 +106,9 @@ def annual_maxima(payload: Mapping[str, Any], context: Mapping[str, Any]) -> tup
     trend_ = tested.get("trend") if isinstance(tested.get("trend"), Mapping) else {}
     tnote = _trend_line(ax, trend_, [float(y) for y in years]) if trend_ else ""
     basis = payload.get("label") or payload.get("basis") or ""
-    ax.set_ylabel(unit_label(payload.get("unit"), "Annual maximum discharge"))
+    from aquascope_core.report_units import figure_quantity, label_flow_axis  # the one units rule
+
+    label_flow_axis(ax, figure_quantity(payload, context, "Annual maximum flow"), payload.get("unit"), payload, context)
     ax.set_xlabel("Water year" if payload.get("water_years") else "Year")
     ax.set_ylim(bottom=0)
     legend_outside(ax)
@@ -256,7 +258,9 @@ def frequency_curve(payload: Mapping[str, Any], context: Mapping[str, Any]) -> t
                     xytext=(3, -10), textcoords="offset points", fontsize=8, color="#404040")
     plain_log(ax)
     aep_axis(ax, *AEP_RANGE)
-    ax.set_ylabel(unit_label(unit, "Peak discharge"))
+    from aquascope_core.report_units import figure_quantity, label_flow_axis  # the one units rule
+
+    label_flow_axis(ax, figure_quantity(payload, context, "Annual maximum flow"), unit, payload, context)
     legend_outside(ax, ncol=2)
     pp = (f"Hirsch-Stedinger (1987) plotting positions with the historical period, a = {a:g}" if record_years
           else f"{'Weibull' if a == 0 else 'Cunnane'} plotting positions (a = {a:g})")

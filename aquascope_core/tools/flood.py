@@ -8,6 +8,7 @@ from typing import Any, Literal, Sequence
 
 from aquascope_core.errors import InputError
 from aquascope_core.result import finish
+from aquascope_core.result import source as source_row
 from aquascope_core.toolspec import ToolSpec
 from aquascope_core.tools.context import DataContext, provenance_rows, resolve, station_fields
 
@@ -19,20 +20,27 @@ DEFAULT_RETURN_PERIODS = (2, 5, 10, 25, 50, 100, 200, 500, 1000)
 def flood_frequency(values: Sequence[float], unit: str | None = None,
                     return_periods: Sequence[int] = DEFAULT_RETURN_PERIODS,
                     distributions: Sequence[str] = ("gev_lmoments", "lp3_moments"), n_bootstrap: int = 1000,
-                    confidence: float = 0.90, seed: int = 20240601) -> dict[str, Any]:
-    """Fit the named distributions to annual maxima; return levels with parametric bootstrap bands."""
+                    confidence: float = 0.90, seed: int = 20240601,
+                    station: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Fit the named distributions to annual maxima; return levels with parametric bootstrap bands.
+
+    ``station`` (the ``station`` block of the step that gave the maxima) is carried into the payload, so the
+    result says whose maxima it fitted (and the report states its flows in the units of the gauge's country)."""
     from aquascope_core.methods import flood_frequency as ffa
 
     out = ffa.flood_frequency(list(values), return_periods=tuple(return_periods), distributions=tuple(distributions),
                               n_bootstrap=n_bootstrap, confidence=confidence, seed=seed, unit=unit)
     payload = {k: v for k, v in out.items() if k != "meta"}
     payload.setdefault("n_years", payload.get("n"))
+    if station:
+        payload["station"] = dict(station)
     fits = payload.get("fits", {})
     good = [k for k, f in fits.items() if f.get("ok")]
     payload["summary"] = (f"{len(good)} of {len(fits)} fits succeeded ({', '.join(good) or 'none'}) "
                           f"on {payload.get('n')} annual maxima")
     params = {"values": values, "unit": unit, "return_periods": list(return_periods),
-              "distributions": list(distributions), "n_bootstrap": n_bootstrap, "confidence": confidence, "seed": seed}
+              "distributions": list(distributions), "n_bootstrap": n_bootstrap, "confidence": confidence, "seed": seed,
+              "station": station}
     from aquascope_core.result import resolved_parameters
 
     return finish(payload, "flood_frequency", resolved_parameters(flood_frequency, kwargs=params),
@@ -134,33 +142,11 @@ def annual_maximum_series(source: str, station_id: str, variable: str = "annual_
 
 def _regional_skew_for(desc: dict[str, Any], attrs: dict[str, Any], regional_skew: float | None,
                        regional_skew_mse: float | None, skew_from: str) -> dict[str, Any]:
-    """The regional skew to weight with, and where it came from (``skew`` None: at-site skew only)."""
-    from aquascope_core.errors import InputError
-    from aquascope_core.methods.bulletin17c import regional_skew as lookup
+    """The regional skew to weight with, and where it came from (``skew`` None: at-site skew only); the order is
+    :mod:`aquascope_core.tools.flood_skew`'s."""
+    from aquascope_core.tools.flood_skew import skew_for_record
 
-    if regional_skew is not None:
-        if regional_skew_mse is None or not float(regional_skew_mse) > 0:
-            raise InputError.bad_value("regional_skew_mse", regional_skew_mse,
-                                       "the regional skew's mean square error (> 0) beside regional_skew")
-        return {"skew": float(regional_skew), "mse": float(regional_skew_mse), "source": "given by the analyst"}
-    if skew_from == "station":
-        return {"skew": None, "mse": None, "source": "none (at-site skew only, as asked)"}
-    if skew_from == "record" and attrs.get("regional_skew") is not None and attrs.get("regional_skew_sd"):
-        sd = float(attrs["regional_skew_sd"])
-        return {"skew": float(attrs["regional_skew"]), "mse": sd * sd, "se": sd,
-                "source": "the regional skew published with the record"}
-    state = desc.get("state") or (desc.get("attributes") or {}).get("state")
-    huc8 = desc.get("huc8") or (desc.get("attributes") or {}).get("huc8")
-    if not state and not huc8:
-        return {"skew": None, "mse": None, "source": "none: the station has no state or HUC to look a regional skew up"}
-    try:
-        got = lookup(state=state, huc8=huc8)
-    except InputError as exc:
-        return {"skew": None, "mse": None, "source": f"none: {exc.message}"}
-    if not got.get("ok"):
-        return {"skew": None, "mse": None, "source": f"none: {got.get('reason')}"}
-    return {"skew": got["skew"], "mse": got["skew_mse"], "se": got["skew_se"], "source": "USGS regional skew table",
-            "region": got.get("skew_region"), "citation": got.get("citation")}
+    return skew_for_record(desc, attrs, regional_skew, regional_skew_mse, skew_from)
 
 
 def bulletin17c_ema(source: str, station_id: str, variable: str = "peak_discharge",
@@ -173,16 +159,16 @@ def bulletin17c_ema(source: str, station_id: str, variable: str = "peak_discharg
     information, the multiple Grubbs-Beck test and a weighted regional skew, with EMA confidence limits.
 
     The record's ``historical_years`` and ``perception_thresholds`` (series attributes) make the
-    historical peaks and the censored years; the regional skew is, in order: the one given, the one
-    published with the record (``skew_from="record"``), the USGS table's for the station's state and
-    HUC8; with none, the at-site skew alone (and a warning). When the record's own skew is used and
-    the USGS table holds a verified value too, ``alternative_skew`` gives the return levels with it.
+    historical peaks and the censored years; the regional skew is, in the order of
+    :mod:`aquascope_core.tools.flood_skew`: the one given, the user's PeakFQ specification's, the gauge's current
+    published skew (its study's, else the USGS table's for its state and region); with none, the at-site skew
+    alone (and a warning). Every other skew is a row of ``skew_sensitivity`` with its return levels.
 
     The payload has the shape of ``flood_frequency``'s: ``return_periods``, ``fits.lp3_ema``
     (parameters, return_levels, ci {lower, upper, confidence}, at-site and weighted skew, low
     outliers, ...), ``record_max`` {value, year, return_period {lp3_ema}}, plus ``record_years``
     (systematic and historical period), ``n_systematic``, ``historical``, ``regional_skew_used``,
-    ``alternative_skew``, ``unit`` and ``summary``.
+    ``skew_sensitivity``, ``unit`` and ``summary``.
     """
     from aquascope_core.methods import flood_frequency as ffa
     from aquascope_core.methods.bulletin17c import ema_confidence_band, fit_lp3_ema
@@ -202,7 +188,8 @@ def bulletin17c_ema(source: str, station_id: str, variable: str = "peak_discharg
     skew = _regional_skew_for(desc, attrs, regional_skew, regional_skew_mse, skew_from)
     option = "weighted" if skew["skew"] is not None else "station"
     pk = attrs.get("peakfq") or {}  # options of a PeakFQ .psf uploaded with the record
-    if pk.get("skew_option") in ("station", "regional") and regional_skew is None and skew_from == "record":
+    if pk.get("spec_given") and pk.get("skew_option") in ("station", "regional") and regional_skew is None \
+            and skew_from == "record":
         option = pk["skew_option"] if skew["skew"] is not None else "station"
     extra = {"skew_weighting": skew_weighting or pk.get("skew_weighting") or "HWN",
              "low_outlier_test": pk.get("low_outlier_test") or "mgbt",
@@ -225,19 +212,23 @@ def bulletin17c_ema(source: str, station_id: str, variable: str = "peak_discharg
         t = ffa.return_period_of(fit, record_max)
         record_T = None if t is None or t == math.inf else t
     warnings = list(fit.get("warnings") or [])
-    if option == "station":
+    if option == "station" and skew["skew"] is None:
         warnings.append(f"no regional skew was available ({skew['source']}): the at-site skew alone, which Bulletin "
                         "17C advises against for records this short")
-    alternative = None
-    if fit.get("ok") and skew["source"] == "the regional skew published with the record":
-        table = _regional_skew_for(desc, {}, None, None, "usgs_table")
-        if table["skew"] is not None:
+    elif option == "station":
+        warnings.append(f"the specification asks for the at-site skew alone (SKEWOPT STATION); the regional skew "
+                        f"{skew['skew']:g} ({skew['source']}) is not weighted in")
+    sensitivity = []
+    if fit.get("ok") and regional_skew is None:
+        from aquascope_core.tools.flood_skew import sensitivity_skews
+
+        for row in sensitivity_skews(desc, attrs, skew):
             alt = fit_lp3_ema(sys_peaks, years=sys_years, historical_peaks=historical or None,
-                              perception_thresholds=thresholds, regional_skew=table["skew"],
-                              regional_skew_mse=table["mse"], skew_option="weighted", unit=unit, **extra)
+                              perception_thresholds=thresholds, regional_skew=row["skew"], regional_skew_mse=row["mse"],
+                              skew_option="weighted" if row["skew"] is not None else "station", unit=unit, **extra)
             if alt.get("ok"):
-                alternative = {"regional_skew": table, "weighted_skew": alt["parameters"]["skew_log"],
-                               "return_levels": ffa.return_levels(alt, T)}
+                sensitivity.append({**row, "weighted_skew": alt["parameters"]["skew_log"],
+                                    "return_levels": ffa.return_levels(alt, T)})
     payload: dict[str, Any] = {
         "ok": bool(fit.get("ok")),
         "method": "bulletin17c_ema",
@@ -255,7 +246,7 @@ def bulletin17c_ema(source: str, station_id: str, variable: str = "peak_discharg
         "fits": {"lp3_ema": f},
         "record_max": {"value": record_max, "year": max_year, "return_period": {"lp3_ema": record_T}},
         "regional_skew_used": skew,
-        "alternative_skew": alternative,
+        "skew_sensitivity": sensitivity,
         "warnings": warnings,
     }
     if fit.get("ok"):
@@ -275,7 +266,8 @@ def bulletin17c_ema(source: str, station_id: str, variable: str = "peak_discharg
               "confidence": confidence, "regional_skew": regional_skew, "regional_skew_mse": regional_skew_mse,
               "skew_from": skew_from, "skew_weighting": extra["skew_weighting"]}
     return finish(payload, "bulletin17c_ema", params,
-                  provenance_rows(s) + [r for r in fit.get("meta", {}).get("sources", []) if r.get("name") != "aquascope"])
+                  provenance_rows(s) + [r for r in fit.get("meta", {}).get("sources", []) if r.get("name") != "aquascope"]
+                  + ([source_row("regional skew", citation=skew["citation"])] if skew.get("citation") else []))
 
 
 SPECS = [
@@ -298,7 +290,8 @@ SPECS = [
         arguments={"values": "the annual maxima (a list of numbers, or a {{ result.sN.values }} reference)",
                    "unit": "the unit of the values", "return_periods": "return periods in years",
                    "distributions": "fits to make (registry ids)", "n_bootstrap": "parametric bootstrap resamples",
-                   "confidence": "confidence level of the bands", "seed": "random seed of the bootstrap"},
+                   "confidence": "confidence level of the bands", "seed": "random seed of the bootstrap",
+                   "station": "the station block of the maxima's step ({{ result.sN.station }}), optional"},
     ),
     ToolSpec(
         id="trend_test",

@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from roles.specialists.common import LABELS, band, band_text, fmt, given, grade_for_study, kn
+from aquascope_core.report_units import area_text
+from roles.specialists.flood_text import skew_clause, stated, stated_band, table_units, us_payload, us_study
 
 __all__ = ["HARVESTERS", "TABLES", "decide", "recommendations", "DATA_REQUESTS"]
 
@@ -119,7 +121,7 @@ def decide(brief: Mapping[str, Any], study: Mapping[str, Any], run: Mapping[str,
                 "what_would_change_it": ["a longer or more complete record", "regional information"]}
     branch = (study.get("plan") or {}).get("branch") or "at_site"
     if branch == "regional":
-        return _regional_decision(T, at_T[0], grade, why, run, brief)
+        return _regional_decision(T, at_T[0], grade, why, run, brief, us_study(study, brief))
     # the design value: the larger central estimate of the fits that passed (conservative for design)
     pick = max(at_T, key=lambda k: k["value"])
     others = [k for k in at_T if k is not pick]
@@ -128,13 +130,16 @@ def decide(brief: Mapping[str, Any], study: Mapping[str, Any], run: Mapping[str,
     conf = band.get("confidence")
     conf_txt = f"{conf * 100:.0f} %" if isinstance(conf, (int, float)) else "the"
     quantity = QUANTITY.get(branch, "flood")
-    ans = (f"The {T}-year {quantity} at {where} is {fmt(pick['value'])} {unit} by the "
-           f"{LABELS.get(pick['method'], pick['method'])} fit ({conf_txt} band {fmt(band.get('lower'))} to "
-           f"{fmt(band.get('upper'))} {unit})")
+    us = us_study(study, brief)
+    said: list[float] = []
+    value_txt = stated(pick["value"], unit, us, said)
+    ans = (f"The {T}-year {quantity} at {where} is {value_txt} by the "
+           f"{LABELS.get(pick['method'], pick['method'])} fit ({conf_txt} band "
+           f"{stated_band(band.get('lower'), band.get('upper'), unit, us, said)})")
     for o in others:
         ob = o.get("band") or {}
-        ans += (f"; the {LABELS.get(o['method'], o['method'])} fit gives {fmt(o['value'])} {unit} "
-                f"({fmt(ob.get('lower'))} to {fmt(ob.get('upper'))})")
+        ans += (f"; the {LABELS.get(o['method'], o['method'])} fit gives {stated(o['value'], unit, us, said)} "
+                f"({stated_band(ob.get('lower'), ob.get('upper'), unit, us, said)})")
     ans += "." if not others else ". The design value is the larger of the fits' estimates."
     basis, period, gap = _basis(branch, run, brief, T)
     ans += basis
@@ -156,6 +161,7 @@ def decide(brief: Mapping[str, Any], study: Mapping[str, Any], run: Mapping[str,
         "quantity": quantity,
         "record_period": period,
         "quantity_gap": gap,
+        "record": {"stated_in_report_units": said},
     }
 
 
@@ -197,15 +203,22 @@ def _basis(branch: str, run: Mapping[str, Any], brief: Mapping[str, Any], T: Any
         sysb = b17.get("systematic") or {}
         yrs = sysb.get("years") or []
         low = (fit.get("low_outliers") or {}).get("n_low")
-        skew = b17.get("regional_skew_used") or {}
-        text += (f" Bulletin 17C: the expected moments algorithm on {b17.get('n_systematic')} systematic peaks"
-                 + (f" ({min(yrs)} to {max(yrs)})" if yrs else "")
-                 + (f" and {len(hist)} historical peaks" if hist else ", with no historical peaks")
-                 + (f", the multiple Grubbs-Beck test ({low} low floods censored)" if low is not None else "")
-                 + (f", and the at-site skew {fmt(fit.get('at_site_skew'))} weighted with the regional skew "
-                    f"{fmt(skew.get('skew'))}" if skew.get("skew") is not None else
-                    ", and the at-site skew alone (no regional skew is published for the gauge's region)")
-                 + ".")
+        starts = [int(t["start"]) for t in (b17.get("historical") or {}).get("perception_thresholds") or []
+                  if t.get("start") is not None] + [int(y) for y in yrs] + [int(h["year"]) for h in hist]
+        if starts and yrs:
+            period = {"start": min(starts), "end": max(yrs), "variable": b17.get("variable"),
+                      "station": (b17.get("station") or {}).get("station_id")}
+        span = (f" over the {b17.get('record_years')}-year record, water years {period['start']} to {period['end']}"
+                if period else "")
+        text += (f" Bulletin 17C: the expected moments algorithm{span}, on {b17.get('n_systematic')} systematic peaks"
+                 + (f" and {len(hist)} historical peak{'s' if len(hist) != 1 else ''}" if hist else
+                    ", with no historical peaks")
+                 + (f", the multiple Grubbs-Beck test ({low} low flood{'s' if low != 1 else ''} censored)"
+                    if low is not None else "")
+                 + ", and " + skew_clause(b17) + ".")
+        if any(r.get("origin") == "manual_example" for r in b17.get("skew_sensitivity") or []):
+            text += (" The record is the worked example of the PeakfqSA manual (Cohn 2012), kept as a demonstration of "
+                     "the method.")
     return text, period, gap
 
 
@@ -217,7 +230,7 @@ def _payload(run: Mapping[str, Any], tool: str) -> dict[str, Any] | None:
 
 
 def _regional_decision(T: Any, pick: Mapping[str, Any], grade: str, why: str, run: Mapping[str, Any],
-                       brief: Mapping[str, Any]) -> dict[str, Any]:
+                       brief: Mapping[str, Any], us: bool) -> dict[str, Any]:
     p = _payload(run, "regional_index_flood") or {}
     unit = pick.get("unit") or ""
     idx, growth = p.get("index_flood") or {}, p.get("growth_factor") or {}
@@ -229,11 +242,15 @@ def _regional_decision(T: Any, pick: Mapping[str, Any], grade: str, why: str, ru
         f = (part.get("skill") or {}).get("median_factor_error")
         return f"; leave-one-out median factor error {fmt(f)}" if f is not None else "; leave-one-out skill not established"
 
-    ans = (f"The {T}-year maximum daily-mean flow at the site ({given(area)} km2) is {fmt(pick['value'])} {unit} by the "
-           f"regional index-flood "
-           f"method (donor envelope {fmt(env.get('lower'))} to {fmt(env.get('upper'))} {unit}): an index flood of "
-           f"{fmt(idx.get('estimate'))} {unit} (donor range {fmt((idx.get('band') or {}).get('low'))} to "
-           f"{fmt((idx.get('band') or {}).get('high'))}{skill(idx)}) times a growth factor of "
+    said: list[float] = []
+    area_txt, area_nums = area_text(area, us) if area is not None else (f"{given(area)} km2", [])
+    said.extend(area_nums)
+    ans = (f"The {T}-year maximum daily-mean flow at the site ({area_txt}) is {stated(pick['value'], unit, us, said)} "
+           f"by the regional index-flood "
+           f"method (donor envelope {stated_band(env.get('lower'), env.get('upper'), unit, us, said)}): an index flood "
+           f"of {stated(idx.get('estimate'), unit, us, said)} (donor range "
+           f"{stated_band((idx.get('band') or {}).get('low'), (idx.get('band') or {}).get('high'), unit, us, said)}"
+           f"{skill(idx)}) times a growth factor of "
            f"{fmt(growth.get('estimate'))} (donor range {fmt((growth.get('band') or {}).get('low'))} to "
            f"{fmt((growth.get('band') or {}).get('high'))}{skill(growth)}), from {fmt(p.get('n_donors'))} donor "
            f"catchments ({names}). It is a maximum of the daily mean flow, not an instantaneous peak.")
@@ -246,7 +263,7 @@ def _regional_decision(T: Any, pick: Mapping[str, Any], grade: str, why: str, ru
     return {"answer": ans, "value": pick["value"], "unit": unit, "band": env, "basis": pick["path"],
             "method": "regional_index_flood", "grade": grade, "grade_reason": why,
             "conditions": list(_CONDITIONS["regional"]), "what_would_change_it": list(_CHANGES["regional"]),
-            "quantity": QUANTITY["regional"], "quantity_gap": gap}
+            "quantity": QUANTITY["regional"], "quantity_gap": gap, "record": {"stated_in_report_units": said}}
 
 
 def recommendations(run: Mapping[str, Any], decision: Mapping[str, Any]) -> list[str]:
@@ -259,10 +276,6 @@ def recommendations(run: Mapping[str, Any], decision: Mapping[str, Any]) -> list
     if decision.get("method") == "regional_index_flood":
         recs.append("Look for any flood record at the site (a crest-stage gauge, flood marks, local accounts): even a "
                     "few years test the regional estimate.")
-    b17 = [r for r in results.values() if r.get("tool") == "bulletin17c_ema" and r.get("status") == "ok"]
-    if b17 and ((b17[0].get("payload") or {}).get("alternative_skew") or {}).get("return_levels"):
-        recs.append("Compare the design value with the one the current USGS regional skew gives (listed with the "
-                    "Bulletin 17C result) before adopting either.")
     trend = [r for r in results.values() if r.get("tool") == "trend_test"]
     if trend and trend[0].get("status") != "ok":
         recs.append("The annual maxima show a trend or could not be tested: consider a non-stationary analysis "
@@ -281,20 +294,27 @@ DATA_REQUESTS = [
 
 def _flood_frequency_tables(payload: Mapping[str, Any]) -> list[dict[str, Any]]:
     fits = [(k, f) for k, f in (payload.get("fits") or {}).items() if f.get("ok")]
-    unit = payload.get("unit") or ""
+    first, second, k1, k2 = table_units(payload.get("unit"), payload)
+    scale = lambda v, k: None if v is None or k is None else v * k  # noqa: E731
     cols = ["Return period (years)"]
     for k, f in fits:
         conf = (f.get("ci") or {}).get("confidence")
         pct = f"{conf * 100:.0f} %" if isinstance(conf, (int, float)) else ""
-        cols += [f"{LABELS.get(k, k)} ({unit})", f"{pct} band".strip()]
+        cols += [f"{LABELS.get(k, k)} ({first or ''})", f"{pct} band".strip()]
+        if second:
+            cols.append(f"{LABELS.get(k, k)} ({second})")
     rows = []
     for i, T in enumerate(payload.get("return_periods") or []):
         row: list[Any] = [fmt(T)]
         for _k, f in fits:
             ci = f.get("ci") or {}
-            row += [fmt((f.get("return_levels") or [None])[i] if i < len(f.get("return_levels") or []) else None),
-                    band_text({"lower": (ci.get("lower") or [None] * (i + 1))[i],
-                                "upper": (ci.get("upper") or [None] * (i + 1))[i]})]
+            levels = f.get("return_levels") or []
+            v = levels[i] if i < len(levels) else None
+            row += [fmt(scale(v, k1)),
+                    band_text({"lower": scale((ci.get("lower") or [None] * (i + 1))[i], k1),
+                               "upper": scale((ci.get("upper") or [None] * (i + 1))[i], k1)})]
+            if second:
+                row.append(fmt(scale(v, k2)))
         rows.append(row)
     out = [{"columns": cols, "rows": rows, "caption": "Return levels by return period"}]
     prow = []
@@ -329,13 +349,18 @@ def _bulletin17c_tables(payload: Mapping[str, Any]) -> list[dict[str, Any]]:
                           fmt((fit.get("parameters") or {}).get("skew_log")), skew.get("source"), lo.get("n_low"),
                           len((payload.get("historical") or {}).get("peaks") or []), payload.get("record_years")]],
                 "caption": "Skew weighting, low outliers and historical information"})
-    alt = payload.get("alternative_skew") or {}
-    if alt.get("return_levels"):
-        reg = alt.get("regional_skew") or {}
-        out.append({"columns": ["Return period (years)", f"Return level ({payload.get('unit') or ''})"],
-                    "rows": [[fmt(T), fmt(x)] for T, x in zip(payload.get("return_periods") or [], alt["return_levels"])],
-                    "caption": f"With the USGS table's regional skew {fmt(reg.get('skew'))} (MSE {fmt(reg.get('mse'))}; "
-                               f"weighted skew {fmt(alt.get('weighted_skew'))})"})
+    sens = payload.get("skew_sensitivity") or []
+    if sens:
+        first, _second, k1, _k2 = table_units(payload.get("unit"), payload)
+        rps = payload.get("return_periods") or []
+        used = [["the design value: " + str(skew.get("source") or "at-site skew"), fmt(skew.get("skew")),
+                 fmt(skew.get("mse")), fmt((fit.get("parameters") or {}).get("skew_log"))]
+                + [fmt(x * k1) for x in fit.get("return_levels") or []]]
+        rows = used + [[f"sensitivity: {r['label']}", fmt(r.get("skew")), fmt(r.get("mse")), fmt(r.get("weighted_skew"))]
+                       + [fmt(x * k1) for x in r.get("return_levels") or []] for r in sens]
+        out.append({"columns": ["Skew", "Regional skew", "Its MSE", "Weighted skew"]
+                    + [f"{fmt(T)}-year ({first or ''})" for T in rps], "rows": rows,
+                    "caption": "Sensitivity of the return levels to the skew (the design value uses the first row's)"})
     from roles.specialists.peakfq_tables import peakfq_tables
 
     out.extend(peakfq_tables(payload))
@@ -355,23 +380,31 @@ def _annual_maximum_series_tables(payload: Mapping[str, Any]) -> list[dict[str, 
 
 
 def _regional_index_flood_tables(payload: Mapping[str, Any]) -> list[dict[str, Any]]:
-    unit = payload.get("unit") or ""
+    first, second, k1, k2 = table_units(payload.get("unit"), payload)
+    first = first or ""
+    x = lambda v, k=k1: fmt(None if v is None else v * k)  # noqa: E731
     rows = []
-    for name, part, u in (("index flood", payload.get("index_flood") or {}, unit),
+    for name, part, u in (("index flood", payload.get("index_flood") or {}, first),
                           ("growth factor", payload.get("growth_factor") or {}, "")):
         b, sk = part.get("band") or {}, part.get("skill") or {}
-        rows.append([name, fmt(part.get("estimate")), u, f"{fmt(b.get('low'))} to {fmt(b.get('high'))}",
+        k = k1 if u else 1.0
+        rows.append([name, x(part.get("estimate"), k), u, f"{x(b.get('low'), k)} to {x(b.get('high'), k)}",
                      fmt(sk.get("median_factor_error")), part.get("n_donors")])
     env = payload.get("envelope") or {}
-    rows.append([f"{fmt(payload.get('return_period'))}-year flood", fmt(payload.get("return_level")), unit,
-                 f"{fmt(env.get('low'))} to {fmt(env.get('high'))}", "", payload.get("n_donors")])
-    out = [{"columns": ["Quantity", "Estimate", "Unit", "Donor range", "Leave-one-out median factor", "Donors"],
-            "rows": rows, "caption": "Regional index-flood estimate"}]
-    drows = [[d.get("name"), fmt(d.get("distance_km")), fmt(d.get("area_ratio")), fmt(d.get("value")),
-              fmt(d.get("scaled_value"))] for d in (payload.get("index_flood") or {}).get("donors") or []]
+    rows.append([f"{fmt(payload.get('return_period'))}-year flood", x(payload.get("return_level")), first,
+                 f"{x(env.get('low'))} to {x(env.get('high'))}", "", payload.get("n_donors")])
+    cols = ["Quantity", "Estimate", "Unit", "Donor range", "Leave-one-out median factor", "Donors"]
+    if second:
+        cols.append(f"Estimate ({second})")
+        rows[0].append(x((payload.get("index_flood") or {}).get("estimate"), k2))
+        rows[1].append("")
+        rows[2].append(x(payload.get("return_level"), k2))
+    out = [{"columns": cols, "rows": rows, "caption": "Regional index-flood estimate"}]
+    drows = [[d.get("name"), fmt(d.get("distance_km")), fmt(d.get("area_ratio")), x(d.get("value")),
+              x(d.get("scaled_value"))] for d in (payload.get("index_flood") or {}).get("donors") or []]
     if drows:
-        out.append({"columns": ["Donor", "Distance (km)", "Area / site's", f"Mean annual flood ({unit})",
-                                "Scaled to the site"], "rows": drows, "caption": "Donors of the index flood"})
+        out.append({"columns": ["Donor", "Distance (km)", "Area / site's", f"Mean annual flood ({first})",
+                                f"Scaled to the site ({first})"], "rows": drows, "caption": "Donors of the index flood"})
     return out
 
 

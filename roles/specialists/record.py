@@ -228,7 +228,9 @@ def annotate(decision: dict[str, Any], brief: Mapping[str, Any], study: Mapping[
     decision["answer"] = answer
     decision["time_notes"] = notes
     decision["record"] = facts
-    return decision
+    from roles.specialists.design_use import mark_not_for_design
+
+    return mark_not_for_design(decision, brief, run, today)
 
 
 def _bring_peaks(station_id: Any) -> str:

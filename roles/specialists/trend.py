@@ -103,7 +103,13 @@ def decide(brief: Mapping[str, Any], study: Mapping[str, Any], run: Mapping[str,
                 "correlation was needed.")
     elif serial.get("reason"):
         ans += f" Note: {serial['reason']}."
-    return {"answer": ans, "value": slope, "unit": unit, "band": ({"lower": ci[0], "upper": ci[1],
+    import re
+
+    years = re.findall(r"\b(\d{4})\b", span or "")
+    # flood series: the water years tested are the record period, stated once
+    period = ({"start": years[0], "end": years[-1]} if len(years) >= 2 and str(span).startswith("water years")
+              else None)
+    return {**({"record_period": period} if period else {}), "answer": ans, "value": slope, "unit": unit, "band": ({"lower": ci[0], "upper": ci[1],
                                                                    "confidence": 1 - float(alpha)}
                                                                   if len(ci) == 2 else None),
             "basis": f"{sid}.trend.sen_slope", "method": "mann_kendall", "grade": grade, "grade_reason": why,

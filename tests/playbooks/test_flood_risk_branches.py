@@ -87,18 +87,31 @@ def _at_site(out, T):
 
 
 def _bulletin17c(out, T):
-    """Big Sandy River, the Bulletin 17C worked example: PeakFQ 8.1.0 gives 22,959 ft3/s for the 1 % AEP flood
-    with 90 % limits 17,903 to 32,591 (flowfreq 0.16.0 validation data)."""
+    """Big Sandy River, the Bulletin 17C worked example of the PeakfqSA manual. The default skew is Tennessee's
+    current published one (the USGS table: 0.048, MSE 0.16); the manual's -0.5 is a sensitivity row, where PeakFQ
+    8.1.0 gives 22,959 ft3/s for the 1 % AEP flood (flowfreq 0.16.0 validation data)."""
+    from aquascope_core.methods.bulletin17c import fit_lp3_ema
+
     s2 = out.run.results["s2"].payload
     assert s2["unit"] == "ft3/s" and s2["n_systematic"] == 44 and s2["record_years"] == 84
     assert [p["year"] for p in s2["historical"]["peaks"]] == [1897, 1919, 1927]
+    used = s2["regional_skew_used"]
+    assert used["skew"] == pytest.approx(0.048) and used["mse"] == pytest.approx(0.16) and used["origin"] == "usgs_table"
+    assert "Tennessee" in used["citation"] and "10.3133/sir20255110" in used["citation"]
     q, lo, hi = _at_T(s2, "lp3_ema", T)
-    assert q == pytest.approx(22959.39, rel=0.01)
-    assert lo == pytest.approx(17903.45, rel=0.02) and hi == pytest.approx(32590.7, rel=0.02)
-    assert s2["regional_skew_used"]["skew"] == -0.5 and s2["regional_skew_used"]["mse"] == pytest.approx(0.3025)
-    # the current USGS table for Tennessee (skew 0.048, MSE 0.16) as the alternative, with a higher 100-year flood
-    alt = s2["alternative_skew"]
-    assert alt["regional_skew"]["skew"] == pytest.approx(0.048) and alt["return_levels"][s2["return_periods"].index(T)] > q
+    series = get_source("published").fetch_series("03606500", "peak_discharge")
+    hist = set(series.attrs["historical_years"])
+    direct = fit_lp3_ema([v for d, v in series.items() if d.year not in hist],
+                         years=[d.year for d in series.index if d.year not in hist],
+                         historical_peaks={d.year: v for d, v in series.items() if d.year in hist},
+                         perception_thresholds=series.attrs["perception_thresholds"], regional_skew=0.048,
+                         regional_skew_mse=0.16)
+    assert q == pytest.approx(ffa.return_levels(direct, [T])[0], rel=1e-12) and lo < q < hi
+    rows = {r["label"]: r for r in s2["skew_sensitivity"]}
+    manual = rows["the example's regional skew (not a current published value)"]
+    assert manual["skew"] == -0.5 and manual["mse"] == pytest.approx(0.3025)
+    assert manual["return_levels"][s2["return_periods"].index(T)] == pytest.approx(22959.39, rel=1e-4)
+    assert rows["at-site skew alone"]["skew"] is None
     assert out.run.results["s3"].payload["n"] == 44  # the trend test sees the systematic peaks only
     assert any("regional skew" in c for c in out.study.plan["caveats"])
 
@@ -168,7 +181,8 @@ def test_bulletin17c_tool_reads_the_historical_information_from_the_record(refer
     direct = fit_lp3_ema(list(case["systematic_peaks"].values()), years=[int(y) for y in case["systematic_peaks"]],
                          historical_peaks={int(y): v for y, v in case["historical_peaks"].items()},
                          perception_thresholds=case["thresholds"], regional_skew=-0.5, regional_skew_mse=0.55 ** 2)
-    got = bulletin17c_ema("published", "03606500", return_periods=[2, 10, 100])
+    got = bulletin17c_ema("published", "03606500", return_periods=[2, 10, 100], regional_skew=-0.5,
+                          regional_skew_mse=0.55 ** 2)
     fit = got["fits"]["lp3_ema"]
     assert fit["parameters"] == pytest.approx(direct["parameters"], rel=1e-12)
     assert fit["at_site_skew"] == pytest.approx(direct["at_site_skew"], rel=1e-12)
@@ -195,8 +209,9 @@ def test_annual_maximum_series_reads_as_published_and_refuses_a_daily_record():
 # --- the whole crew ---------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("site,text,number", [
-    (BIG_SANDY, "Design flow for a road crossing, 100-year", "23,000 ft3/s"),  # PeakFQ 8.1.0: 22,959, three figures
-    (SCHUYLKILL, "Design flood for a bridge on an ungauged river of 4,902.8 km2, 100-year", "2,740 m3/s"),
+    # Tennessee's published skew (0.048): 24,607 ft3/s, three figures; the record ends in 1973, so not for design
+    (BIG_SANDY, "Design flow for a road crossing, 100-year", "24,600 ft3/s (697 m3/s)"),
+    (SCHUYLKILL, "Design flood for a bridge on an ungauged river of 4,902.8 km2, 100-year", "ft3/s (2,740 m3/s)"),
 ])
 def test_the_crew_reports_the_new_branches(tmp_path, site, text, number):
     from graphs.studio import Studio
@@ -208,8 +223,10 @@ def test_the_crew_reports_the_new_branches(tmp_path, site, text, number):
         ws = s.to_dict()
     assert r.kind == "report" and r.payload["critique_ok"] and ws["report"]["critique_ok"]
     answer = ws["report"]["answer"]
-    assert number in answer and (answer.startswith("The 100-year peak flow at BIG SANDY") or
-                                 answer.startswith("The 100-year maximum daily-mean flow at the site"))
+    assert number in answer and (
+        answer.startswith("Not for design: the record ends in 1973. The 100-year peak flow at BIG SANDY") or
+        answer.startswith("Not for design: the decision needs the instantaneous peak and the estimate is a maximum "
+                          "daily-mean flow. The 100-year maximum daily-mean flow at the site (1,890 mi2 (4,900 km2))"))
     dec = ws["findings"]["decision"]
     step, _, path = dec["basis"].partition(".")
     from aquascope_core.paths import get_path

@@ -58,8 +58,9 @@ def test_the_keyless_crew_writes_a_report_from_gated_results(done):
     ws, store = done
     assert ws.status == "done" and ws.run["ok"]
     dec = ws.findings["decision"]
-    # a design flood from daily-mean maxima is graded below A: the decision needs the instantaneous peak
-    assert dec["grade"] == "B" and dec["unit"] == "m3/s" and dec["basis"].startswith("s3.fits.")
+    # a design flood from daily-mean maxima is not for design (C): the decision needs the instantaneous peak
+    assert dec["grade"] == "C" and dec["unit"] == "m3/s" and dec["basis"].startswith("s3.fits.")
+    assert dec["answer"].startswith("Not for design: the decision needs the instantaneous peak")
     assert dec["quantity"] == "maximum daily-mean flow" and "instantaneous peak" in dec["grade_reason"]
     assert ws.critique["ok"] and ws.report["critique_ok"] and ws.report["final_check"]["ok"]
     ids = [s["id"] for s in ws.report["sections"]]

@@ -10,10 +10,15 @@ from aquascope_core.tools.flood import bulletin17c_ema
 
 
 def test_peakfq_block_and_weighting_argument():
-    got = bulletin17c_ema("published", "03606500", return_periods=[100])
+    # the PeakfqSA manual's example skew (-0.5, SE 0.55), where PeakFQ 8.1.0 gives 22,959.39 ft3/s; by default the
+    # tool weights Tennessee's published skew instead, and the manual's is a sensitivity row
+    got = bulletin17c_ema("published", "03606500", return_periods=[100], regional_skew=-0.5, regional_skew_mse=0.3025)
     pq = got["peakfq"]
     assert pq["statistics"]["skew_weighting"] == "HWN" and len(pq["table"]["rows"]) == 15
     assert got["fits"]["lp3_ema"]["return_levels"][0] == pytest.approx(22959.39, rel=2e-4)
+    default = bulletin17c_ema("published", "03606500", return_periods=[100])
+    manual = [r for r in default["skew_sensitivity"] if r["origin"] == "manual_example"]
+    assert manual[0]["return_levels"][0] == pytest.approx(22959.39, rel=2e-4)
     erl = bulletin17c_ema("published", "03606500", return_periods=[100], skew_weighting="ERL")
     assert erl["peakfq"]["statistics"]["skew_weighting"] == "ERL"
     assert erl["fits"]["lp3_ema"]["parameters"]["skew_log"] != pytest.approx(-0.156306, rel=1e-3)
