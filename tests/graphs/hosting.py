@@ -7,7 +7,6 @@ AQUASCOPE_LANGHOST_VENV to keep it elsewhere. The servers run the project from t
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import signal
@@ -123,13 +122,9 @@ def servers(folder: Path, n: int, database_url: str, redis_url: str, *, heartbea
     (graphs/server.py, AQUASCOPE_CHECKPOINTS on the same database). Heartbeat (and so the sweep, twice it)
     shortened to ``heartbeat`` seconds."""
     venv = langhost_venv()
-    config = config_variant(folder, checkpointer={"path": str(ROOT / "graphs" / "server.py") + ":checkpointer"})
-    # langgraph-runtime-pg 0.11.1.post1 fails every run under a custom auth handler (it stores the run's config,
-    # which then holds the signed-in user object, with a JSON encoder that cannot write it: "ProxyUser is not
-    # JSON serializable"), so these servers run without graphs/auth.py; see README "Hosting"
-    spec = json.loads(config.read_text())
-    spec.pop("auth", None)
-    config.write_text(json.dumps(spec, indent=2))
+    # the project's production config (langgraph-hosted.json): the graph and the project's checkpointer, no auth
+    # (langgraph-runtime-pg 0.11.1.post1 fails every run under a custom auth handler; see README "Hosting")
+    config = config_variant(folder, "langgraph-hosted.json")
     env = {"DATABASE_URI": database_url, "REDIS_URI": redis_url, "AQUASCOPE_CHECKPOINTS": database_url,
            "LG_BG_JOB_HEARTBEAT": str(heartbeat), "AQUASCOPE_HOME": str(folder / "home"),
            **(extra_env or {})}
@@ -194,3 +189,40 @@ async def wait_done(url: str, threads: list[str], timeout: float) -> dict[str, d
                 raise TimeoutError(f"{len(threads) - len(done)} of {len(threads)} studies unfinished")
             await anyio.sleep(1.0)
     return done
+
+
+@contextmanager
+def postgres(databases: tuple[str, ...] = ("aquascope",)) -> Iterator[dict[str, str]]:
+    """A PostgreSQL server outside pytest (the benchmark): initdb in a temp folder, as the postgres user when root;
+    database name -> URL."""
+    import pwd
+
+    from tests.graphs.pg_server import _as_user, _bin
+
+    initdb, pg_ctl = _bin("initdb"), _bin("pg_ctl")
+    if not initdb or not pg_ctl:
+        raise RuntimeError("PostgreSQL server binaries (initdb, pg_ctl) are not installed")
+    user = None
+    if os.geteuid() == 0:
+        pwd.getpwnam("postgres")
+        user = "postgres"
+    tmp = Path(tempfile.mkdtemp(prefix="aq-pg-"))  # its own folder: the postgres user must reach it
+    if user:
+        shutil.chown(tmp, user=user)
+    port = free_port()
+    subprocess.run(_as_user([initdb, "-D", str(tmp / "data"), "-U", "aq", "--auth=trust", "-E", "UTF8", "--no-sync"],
+                            user), check=True, capture_output=True, timeout=60)
+    opts = f"-c listen_addresses=127.0.0.1 -p {port} -k {tmp} -c fsync=off"
+    subprocess.run(_as_user([pg_ctl, "-D", str(tmp / "data"), "-o", opts, "-l", str(tmp / "log"), "-w", "-t", "30",
+                             "start"], user), check=True, capture_output=True, timeout=60)
+    try:
+        import psycopg
+
+        with psycopg.connect(f"postgresql://aq@127.0.0.1:{port}/postgres", autocommit=True) as conn:
+            for db in databases:
+                conn.execute(f"CREATE DATABASE {db}")
+        yield {db: f"postgresql://aq@127.0.0.1:{port}/{db}" for db in databases}
+    finally:
+        subprocess.run(_as_user([pg_ctl, "-D", str(tmp / "data"), "-m", "immediate", "-w", "-t", "30", "stop"], user),
+                       capture_output=True, timeout=60)
+        shutil.rmtree(tmp, ignore_errors=True)

@@ -32,13 +32,15 @@ def langgraph_bin() -> str:
     return found
 
 
-def config_variant(folder: Path, **extra: Any) -> Path:
-    """A copy of the project's langgraph.json with absolute paths (and ``extra`` keys) in ``folder``."""
-    spec = json.loads((ROOT / "langgraph.json").read_text())
+def config_variant(folder: Path, source: str = "langgraph.json", **extra: Any) -> Path:
+    """A copy of the project's langgraph.json (or ``source``) with absolute paths (and ``extra`` keys) in
+    ``folder``."""
+    spec = json.loads((ROOT / source).read_text())
     spec["dependencies"] = [str(ROOT)]
     spec["graphs"] = {k: str(ROOT / v.removeprefix("./")) for k, v in spec["graphs"].items()}
-    if "auth" in spec:
-        spec["auth"] = {**spec["auth"], "path": str(ROOT / spec["auth"]["path"].removeprefix("./"))}
+    for key in ("auth", "checkpointer"):
+        if key in spec:
+            spec[key] = {**spec[key], "path": str(ROOT / spec[key]["path"].removeprefix("./"))}
     spec.update(extra)
     path = folder / "langgraph.json"
     path.write_text(json.dumps(spec, indent=2))
