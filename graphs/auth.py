@@ -137,7 +137,8 @@ def _stamp(ctx: Auth.types.AuthContext, value: Any) -> None:
 @auth.on
 async def owner_only(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.FilterType:
     """Threads, runs, crons (and anything without its own handler): stamped with and filtered by the owner."""
-    _stamp(ctx, value)
+    if ctx.action in ("create", "update", "create_run"):
+        _stamp(ctx, value)
     return {"owner": ctx.user.identity}
 
 
