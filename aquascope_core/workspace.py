@@ -142,7 +142,9 @@ class Workspace:
         return row
 
     def say(self, role: str, text: str, *, kind: str = "text", payload: Any = None) -> dict[str, Any]:
-        msg = {"role": role, "kind": kind, "text": text, "at": utc_now()}
+        msg = {"role": role, "kind": kind, "text": text, "at": utc_now(),
+               # the same message in the LangChain form chat UIs render (type, content, id)
+               "type": "human" if role == "user" else "ai", "content": text, "id": uuid.uuid4().hex}
         if payload is not None:
             msg["payload"] = jsonsafe(payload)
         self.messages.append(msg)

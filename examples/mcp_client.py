@@ -2,8 +2,9 @@
 
     python examples/mcp_client.py [OUT_DIR]
 
-It launches `python -m graphs.cli mcp` (the same as `aquascope mcp`) as a subprocess, starts a study,
-approves its plan, exports the files, and shows the error dict a bad call gets back.
+It launches `python -m graphs.cli mcp --export-dir PARENT` (the same as `aquascope mcp`) as a subprocess, starts a
+study, approves its plan, exports the files into OUT_DIR (the server writes only under its export folder, so the
+folder's name is what the call names), and shows the error a bad call gets back.
 """
 
 from __future__ import annotations
@@ -25,7 +26,9 @@ def data(result) -> dict:
 
 
 async def main(out: str = "mcp-study") -> None:
-    server = StdioServerParameters(command=sys.executable, args=["-m", "graphs.cli", "mcp"], env=dict(os.environ))
+    folder = os.path.abspath(out)
+    server = StdioServerParameters(command=sys.executable, env=dict(os.environ),
+                                   args=["-m", "graphs.cli", "mcp", "--export-dir", os.path.dirname(folder)])
     async with Client(server) as client:
         print("tools:", ", ".join(sorted(t.name for t in (await client.list_tools()).tools)))
         start = data(await client.call_tool("studio_start", {
@@ -35,7 +38,8 @@ async def main(out: str = "mcp-study") -> None:
         done = data(await client.call_tool("studio_approve", {"study_id": start["study_id"],
                                                                "include_workspace": False}))
         print("answer:", done["reply"]["text"])
-        files = data(await client.call_tool("studio_export", {"study_id": start["study_id"], "out": out}))
+        files = data(await client.call_tool("studio_export", {"study_id": start["study_id"],
+                                                                     "out": os.path.basename(folder)}))
         print("files:", ", ".join(files["files"]))
         print("a bad call:", data(await client.call_tool("studio_start", {"problem": "flood", "lat": 95, "lon": 0})))
 

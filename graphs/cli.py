@@ -7,7 +7,7 @@
     aquascope playbooks list | show ID
     aquascope run study.yaml [--out DIR]                # replay a study with no model
     aquascope studio --resume STUDY_ID --sensitivity    # fork a finished flood study over the reviewer's choices
-    aquascope mcp [--checkpoints URL]                   # the MCP server over stdio
+    aquascope mcp [--checkpoints URL] [--export-dir DIR] [--user NAME]  # the MCP server over stdio
     aquascope export STUDY_ID --out DIR [--format md,html,docx,xlsx,ipynb,zip]   # its files again, from the checkpoint
     aquascope gym bench --agent tree|team|ask           # the benchmark (graphs/gym.py)
     AQUASCOPE_LIVE=1 aquascope fetch --lat 38.96 --lon -76.69 [--station ID] [--what daily,peaks]
@@ -68,11 +68,20 @@ class _Progress:
 
 
 def _studio_kwargs(args: argparse.Namespace) -> dict[str, Any]:
-    kw: dict[str, Any] = {"checkpointer": args.checkpoints, "on_event": _Progress(args.quiet)}
+    kw: dict[str, Any] = {"checkpointer": args.checkpoints, "on_event": _Progress(args.quiet), "owner": _user(args)}
     kw.update(_model_kwargs(args))
     if getattr(args, "live", False):
         kw["live"] = True
     return kw
+
+
+_USER_HELP = ("act for this user: new studies are stamped with it and only its studies are found "
+              "(default AQUASCOPE_USER)")
+
+
+def _user(args: argparse.Namespace) -> str | None:
+    """--user, else AQUASCOPE_USER: the owner stamped on new studies and the only one whose studies are found."""
+    return getattr(args, "user", None) or os.environ.get("AQUASCOPE_USER") or None
 
 
 def _model_kwargs(args: argparse.Namespace) -> dict[str, Any]:
@@ -286,7 +295,7 @@ def cmd_studies(args: argparse.Namespace) -> int:
     from graphs.studies import list_studies
 
     with open_checkpointer(args.checkpoints) as saver:
-        rows = list_studies(saver, compile_graph(saver), limit=args.limit)
+        rows = list_studies(saver, compile_graph(saver), limit=args.limit, owner=_user(args))
     if args.json:
         print(json.dumps(rows, indent=2))
         return EXIT_OK
@@ -428,7 +437,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     from graphs.studio import Studio
 
     formats = _formats(args.format) if args.format else None
-    with Studio.resume(args.study_id, checkpointer=args.checkpoints) as studio:
+    with Studio.resume(args.study_id, checkpointer=args.checkpoints, owner=_user(args)) as studio:
         paths = studio.export(args.out, formats=formats)
         skipped = (studio.workspace().report.get("deliverables") or {}).get("skipped") or []
     for note in skipped:
@@ -458,6 +467,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_model_arguments(s)
     s.add_argument("--live", action="store_true", help="allow live data sources (also needs AQUASCOPE_LIVE=1); the nearest USGS gauge's records are fetched into the local store, as aquascope fetch does")
     s.add_argument("--checkpoints", help="checkpointer URL (default sqlite:///$AQUASCOPE_HOME/checkpoints.sqlite)")
+    s.add_argument("--user", help=_USER_HELP)
     s.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
     s.add_argument("--sensitivity", action="store_true",
                    help="fork the finished flood study over return period, distribution, confidence, a record "
@@ -467,6 +477,7 @@ def build_parser() -> argparse.ArgumentParser:
     ls = sub.add_parser("studies", help="list the studies: status, when, site, last step and question")
     ls.add_argument("--checkpoints", help="checkpointer URL (default sqlite:///$AQUASCOPE_HOME/checkpoints.sqlite)")
     ls.add_argument("--limit", type=int, default=50, help="at most this many, most recent first (default 50)")
+    ls.add_argument("--user", help=_USER_HELP)
     ls.add_argument("--json", action="store_true", help="one JSON list instead of lines")
     ls.set_defaults(func=cmd_studies)
 
@@ -505,12 +516,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     m = sub.add_parser("mcp", help="serve the crew as an MCP server over stdio (needs the mcp extra)")
     m.add_argument("--checkpoints", help="checkpointer URL for studio_* tools (default: the SQLite file)")
+    m.add_argument("--export-dir", help="the only folder studio_export writes under (default AQUASCOPE_EXPORT_DIR, "
+                                        "else $AQUASCOPE_HOME/exports)")
+    m.add_argument("--user", help=_USER_HELP)
     m.set_defaults(func=cmd_mcp)
     ex = sub.add_parser("export", help="write a finished study's files again from its checkpoint")
     ex.add_argument("study_id", metavar="STUDY_ID")
     ex.add_argument("--out", required=True, help="folder to write the files into")
     ex.add_argument("--format", help="comma-separated: md,html,docx,xlsx,ipynb,zip (default all)")
     ex.add_argument("--checkpoints", help="checkpointer URL (default sqlite:///$AQUASCOPE_HOME/checkpoints.sqlite)")
+    ex.add_argument("--user", help=_USER_HELP)
     ex.set_defaults(func=cmd_export)
     from graphs.gym import add_parser as add_gym_parser
 
@@ -524,7 +539,7 @@ def build_parser() -> argparse.ArgumentParser:
 def cmd_mcp(args: argparse.Namespace) -> int:
     from graphs.mcp_server import serve
 
-    serve(checkpoints=args.checkpoints)
+    serve(checkpoints=args.checkpoints, export_dir=args.export_dir, user=_user(args))
     return EXIT_OK
 
 

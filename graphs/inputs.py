@@ -14,11 +14,12 @@ A run may start with
 from __future__ import annotations
 
 import re
+import uuid
 from typing import Any, Mapping
 
 from aquascope_core.errors import InputError
 
-__all__ = ["chat_text", "site_from_text", "site_from_settings", "start_update"]
+__all__ = ["as_workspace_messages", "chat_text", "site_from_text", "site_from_settings", "start_update"]
 
 _HUMAN = {"human", "user"}
 
@@ -51,6 +52,21 @@ def chat_text(messages: Any) -> str:
             if text.strip():
                 return text.strip()
     return ""
+
+
+def as_workspace_messages(messages: Any) -> list[dict[str, Any]]:
+    """Chat messages (type/role, content, id) in the workspace's form (role, kind, text), each also carrying the
+    LangChain fields (type, content, id) chat UIs render; workspace messages pass unchanged."""
+    out = []
+    for m in messages or []:
+        if isinstance(m, Mapping) and "kind" not in m and ("content" in m or "text" in m):
+            text = _content_text(m.get("content")) or _content_text(m.get("text"))
+            role = "user" if _is_human(m) else str(m.get("type") or m.get("role") or "assistant")
+            out.append({"role": role, "kind": "text", "text": text, "type": "human" if role == "user" else "ai",
+                        "content": text, "id": str(m.get("id") or uuid.uuid4())})
+        elif isinstance(m, Mapping):
+            out.append(dict(m))
+    return out
 
 
 def site_from_text(text: str) -> dict[str, float] | None:
@@ -113,11 +129,9 @@ def start_update(state: Mapping[str, Any], config: Mapping[str, Any] | None = No
         if text:
             request["text"] = text
             update["request"] = request
-    # chat messages become the workspace's message form (role, kind, text)
+    # chat messages become the workspace's message form (role, kind, text), keeping the chat form's fields
     if any(isinstance(m, Mapping) and "content" in m and "kind" not in m for m in messages):
-        update["messages"] = [{"role": "user" if _is_human(m) else str(m.get("type") or m.get("role") or "assistant"),
-                               "kind": "text", "text": _content_text(m.get("content"))}
-                              if isinstance(m, Mapping) and "kind" not in m else m for m in messages]
+        update["messages"] = as_workspace_messages(messages)
     site = state.get("site")
     if not (isinstance(site, Mapping) and site.get("lat") is not None):
         found = site_from_text(str(request.get("text") or "")) or site_from_settings(config, context)

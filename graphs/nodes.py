@@ -154,8 +154,11 @@ def follow_up(state: CrewState, runtime: Runtime[CrewContext]) -> Command[Litera
     from aquascope_core import playbooks
     from roles.follow_up import answer, classify
 
+    from graphs.inputs import as_workspace_messages
+
     ws = _workspace(state)
-    text = ws.request.get("follow_up") or ""
+    text = ws.request.get("follow_up") or _chat_follow_up(state)
+    ws.messages = as_workspace_messages(ws.messages)  # the chat message joins the conversation
     brief = dict(ws.brief or {})
     verdict = classify(ws, text)
     ws.follow_ups.append({"text": text, "kind": verdict["kind"], "change": verdict["change"], "why": verdict["why"]})
@@ -196,14 +199,50 @@ def questions_interrupt(state: Mapping[str, Any]) -> dict[str, Any]:
 
 def plan_interrupt(state: Mapping[str, Any]) -> dict[str, Any]:
     study = state.get("study") or {}
-    plan_msg = next((m for m in reversed(state.get("messages") or []) if m.get("kind") == "plan"), None)
+    plan_msg = refused = None
+    for m in reversed(state.get("messages") or []):
+        if m.get("kind") == "plan":
+            plan_msg = m
+            break
+        if m.get("kind") == "plan_errors" and refused is None:
+            refused = m  # an edit refused since the plan was last shown: the reason leads the question
+    lead = f"Your edit was not applied: {refused.get('text')}\n\n" if refused else ""
     return {
         "action_request": {"action": "approve_plan", "args": {"study": study}},
         "config": {"allow_accept": True, "allow_edit": True, "allow_respond": True, "allow_ignore": True},
-        "description": ((plan_msg or {}).get("text") or "Approve the plan.") +
+        "description": lead + ((plan_msg or {}).get("text") or "Approve the plan.") +
                        "\n\nAccept to run it, edit the study (args.study or args.steps), respond with a change in "
                        "words, or ignore to decline.",
     }
+
+
+def _decoded(args: Any) -> Any:
+    """Edit args sent as a JSON string (as inbox UIs send them) decoded; anything else unchanged."""
+    if isinstance(args, str) and args.strip()[:1] in ("{", "["):
+        import json
+
+        try:
+            return json.loads(args)
+        except ValueError:
+            return args
+    return args
+
+
+def _from_decision(d: Mapping[str, Any]) -> dict[str, Any]:
+    """A LangChain v1 human-in-the-loop decision as an inbox response: approve -> accept, edit (its
+    ``edited_action.args``) -> edit, reject with a message -> a response in words, reject without -> ignore."""
+    kind = d.get("type")
+    if kind == "approve":
+        return {"type": "accept"}
+    if kind == "edit":
+        action = _decoded(d.get("edited_action"))
+        args = action.get("args") if isinstance(action, Mapping) and "args" in action else action
+        return {"type": "edit", "args": args}
+    if kind == "reject":
+        return {"type": "response", "args": d["message"]} if d.get("message") else {"type": "ignore"}
+    if kind == "respond":
+        return {"type": "response", "args": d.get("message") or d.get("args")}
+    return {"type": kind}
 
 
 def normalise_response(resp: Any) -> dict[str, Any]:
@@ -211,8 +250,13 @@ def normalise_response(resp: Any) -> dict[str, Any]:
 
     An agent-inbox HumanResponse (or a list of one, as langgraph.prebuilt sends them): accept, ignore,
     response (text) or edit, whose ``args`` is the inbox's ActionRequest ``{"action": ..., "args": {...}}``
-    (the edited values are its ``args``) or the project's own edit mapping; a bare string (a response);
-    True or None (accept). ``by`` is who answered, when the response names them."""
+    (the edited values are its ``args``) or the project's own edit mapping, either of them also as a JSON
+    string; LangChain v1's ``{"decisions": [{"type": "approve" | "edit" | "reject", ...}]}``; a bare string
+    (a response); True or None (accept). ``by`` is who answered, when the response names them."""
+    if isinstance(resp, Mapping) and isinstance(resp.get("decisions"), list) and resp["decisions"]:
+        first = resp["decisions"][0]
+        resp = {**_from_decision(first), "by": resp.get("by") or (first.get("by") if isinstance(first, Mapping)
+                                                                  else None)} if isinstance(first, Mapping) else first
     if isinstance(resp, list) and resp:
         resp = resp[0]
     if resp is True or resp is None:
@@ -221,8 +265,12 @@ def normalise_response(resp: Any) -> dict[str, Any]:
         return {"type": "response", "args": resp, "by": None}
     if isinstance(resp, Mapping) and resp.get("type") in ("accept", "edit", "response", "ignore"):
         args = resp.get("args")
-        if resp["type"] == "edit" and isinstance(args, Mapping) and "action" in args and isinstance(args.get("args"), Mapping):
-            args = args["args"]  # the inbox shape: the edited ActionRequest
+        if resp["type"] == "edit":
+            args = _decoded(args)
+            if isinstance(args, Mapping) and "action" in args:
+                inner = _decoded(args.get("args"))
+                if isinstance(inner, Mapping):
+                    args = inner  # the inbox shape: the edited ActionRequest
         by = resp.get("by") or resp.get("user")
         return {"type": resp["type"], "args": args, "by": str(by) if by else None}
     return {"type": "invalid", "args": resp, "by": None}
@@ -265,7 +313,7 @@ def _answers_from_edit(args: Mapping[str, Any]) -> dict[str, Any]:
     out = {k: v for k, v in args.items() if k != "questions"}
     for q in args.get("questions") or []:
         if isinstance(q, Mapping) and q.get("field"):
-            value = q.get("answer", q.get("value"))
+            value = next((q[k] for k in ("answer", "value", "default") if q.get(k) not in (None, "")), None)
             if value is not None and value != "":
                 out[q["field"]] = value
     return out
@@ -399,8 +447,22 @@ def _replan(brief: dict[str, Any], stated: dict[str, Any], goto: str) -> Command
                                       "pending_request": None, "status": "planning"})
 
 
+def _chat_follow_up(state: Mapping[str, Any]) -> str:
+    """The text of the chat messages a host added after the conversation (LangChain form, no ``kind``)."""
+    from graphs.inputs import chat_text
+
+    tail = []
+    for msg in reversed(state.get("messages") or []):
+        if not isinstance(msg, Mapping) or "kind" in msg:
+            break
+        tail.insert(0, msg)
+    return chat_text(tail)
+
+
 def route_start(state: CrewState) -> Literal["consultant", "follow_up"]:
-    """A new study starts with the consultant; a follow-up after the report goes to its own node."""
-    if (state.get("request") or {}).get("follow_up") and state.get("status") in ("done", "declined"):
+    """A new study starts with the consultant; after the report a follow-up (``request.follow_up``, or a chat
+    message sent to the finished thread) goes to its own node."""
+    if state.get("status") in ("done", "declined") and ((state.get("request") or {}).get("follow_up")
+                                                         or _chat_follow_up(state)):
         return "follow_up"
     return "consultant"

@@ -11,17 +11,45 @@ schemas of the latter, and LangGraph Studio then shows no input form.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, Mapping
 
 from typing_extensions import TypedDict
 
-__all__ = ["CrewState", "CrewInput", "CrewOutput", "STATE_KEYS"]
+__all__ = ["CrewState", "CrewInput", "CrewOutput", "STATE_KEYS", "merge_messages", "merge_request"]
+
+
+def _chat_form(msg: Any) -> bool:
+    return isinstance(msg, Mapping) and "kind" not in msg
+
+
+def merge_messages(old: list[dict[str, Any]] | None, new: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
+    """The messages channel: a node writes the whole list in the workspace form (role, kind, text) and it
+    replaces the old one; a host's chat messages (LangChain form: type, content, id; no ``kind``) are added
+    after the conversation so far, a message whose id is already there once only. So a chat message sent to a
+    finished thread joins the conversation (and is a follow-up, graphs.nodes.route_start), never a wipe."""
+    if new is None:
+        return list(old or [])
+    new = list(new)
+    if not new or not all(_chat_form(m) for m in new):
+        return new
+    seen = {m.get("id") for m in old or [] if isinstance(m, Mapping) and m.get("id")}
+    return [*(old or []), *(m for m in new if not m.get("id") or m.get("id") not in seen)]
+
+
+def merge_request(old: dict[str, Any] | None, new: dict[str, Any] | None) -> dict[str, Any]:
+    """The request channel: replaced by what is written, except a follow-up sent alone
+    (``{"request": {"follow_up": ...}}`` without the study's text), which joins the study's request."""
+    if new is None:
+        return dict(old or {})
+    if old and isinstance(new, Mapping) and "follow_up" in new and "text" not in new:
+        return {**old, **new}
+    return dict(new)
 
 
 class CrewState(TypedDict, total=False):
     id: str
     site: dict[str, Any]
-    request: dict[str, Any]
+    request: Annotated[dict[str, Any], merge_request]
     brief: dict[str, Any]
     inventory: dict[str, Any]
     study: dict[str, Any]
@@ -30,7 +58,7 @@ class CrewState(TypedDict, total=False):
     critique: dict[str, Any]
     report: dict[str, Any]
     artifacts: list[dict[str, Any]]
-    messages: list[dict[str, Any]]
+    messages: Annotated[list[dict[str, Any]], merge_messages]
     events: list[dict[str, Any]]
     ledger: dict[str, Any]
     tables: dict[str, Any]

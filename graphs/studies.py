@@ -95,11 +95,18 @@ def _last_step(values: dict[str, Any]) -> str:
     return ""
 
 
-def list_studies(saver: Any, graph: Any, *, limit: int | None = None) -> list[dict[str, Any]]:
-    """One row per study: id, status, site, question, last step and when its last checkpoint was written."""
+def list_studies(saver: Any, graph: Any, *, limit: int | None = None, owner: str | None = None) -> list[dict[str, Any]]:
+    """One row per study: id, status, site, question, last step and when its last checkpoint was written;
+    with ``owner``, only the studies stamped with that owner (graphs.owners)."""
+    from graphs.owners import owns
+
     rows = []
-    for tid in thread_ids(saver)[:limit]:
+    for tid in thread_ids(saver):
+        if limit is not None and len(rows) >= limit:
+            break
         snap = graph.get_state({"configurable": {"thread_id": tid}})
+        if not owns(owner, snap):
+            continue
         values = snap.values or {}
         brief = values.get("brief") or {}
         site = values.get("site") or {}

@@ -29,6 +29,7 @@ from aquascope_core.workspace import ArtifactStore, Workspace, aquascope_home, n
 from graphs.checkpoint import describe, open_checkpointer
 from graphs.context import CrewContext
 from graphs.graph import compile_graph
+from graphs.owners import owned_config, owns
 from graphs.state import STATE_KEYS
 from graphs.studies import lease
 from roles.model import hold_key, is_key_reference
@@ -69,7 +70,8 @@ class Studio:
                  radius_km: float = 50.0, data: Mapping[str, Any] | None = None,
                  live_options: Mapping[str, Mapping[str, Any]] | None = None, checkpointer: Any = None,
                  artifact_root: str | Path | None = None, on_event: Callable[[dict[str, Any]], None] | None = None,
-                 out: str | Path | None = None, max_usd: float | None = None, api_key_env: str | None = None) -> None:
+                 out: str | Path | None = None, max_usd: float | None = None, api_key_env: str | None = None,
+                 owner: str | None = None) -> None:
         self.id = validate_study_id(study_id) if study_id is not None else new_study_id()
         self.max_usd = float(max_usd) if max_usd is not None else None
         self.site = None
@@ -85,7 +87,8 @@ class Studio:
         saver = checkpointer if checkpointer is not None and not isinstance(checkpointer, str) else \
             self._stack.enter_context(open_checkpointer(checkpointer))
         self.graph = compile_graph(saver)
-        self.config = {"configurable": {"thread_id": self.id}}
+        self.owner = owner
+        self.config = owned_config(self.id, owner)
         self.artifact_root = str(artifact_root) if artifact_root else str(aquascope_home() / "studies" / self.id / "artifacts")
         if api_key and not is_key_reference(api_key):
             api_key = hold_key(api_key)  # the key stays in this process's memory; the context names it
@@ -112,7 +115,7 @@ class Studio:
         """The study ``study_id`` from its checkpoint (any process, same checkpointer)."""
         s = cls(study_id=study_id, **kwargs)
         snap = s.graph.get_state(s.config)
-        if not snap.values and not snap.next:  # a study killed right after its input still has its first checkpoint
+        if not snap.values and not snap.next or not owns(s.owner, snap):  # a study killed right after its input still has its first checkpoint
             where = describe(kwargs.get("checkpointer") if isinstance(kwargs.get("checkpointer"), str) else None)
             s.close()
             raise DataNotFoundError(f"no study {study_id!r} in the checkpoints at {where}", argument="study_id",
@@ -379,7 +382,7 @@ class Studio:
         ctx = self.context
         child = Studio(study_id=new_id, checkpointer=self.graph.checkpointer, model=ctx.model,
                        role_models=ctx.role_models, api_key=ctx.key_ref, base_url=ctx.base_url, timeout=ctx.timeout,
-                       live=self.live, live_options=ctx.live_options, artifact_root=root, on_event=self.on_event)
+                       live=self.live, live_options=ctx.live_options, artifact_root=root, on_event=self.on_event, owner=self.owner)
         child.site = self.site
         pending = child.pending()
         if edits:

@@ -172,6 +172,8 @@ def apply_edits(ws: Workspace, edits: Any) -> list[str]:
                     by_id[sid][k] = v
         drop = set((edits or {}).get("drop") or [])
         for sid in drop:
+            if sid not in by_id:
+                return [f"edit drops step {sid!r}, which is not in the plan ({', '.join(by_id)})"]
             if sid in by_id and not by_id[sid].get("optional"):
                 return [f"step {sid} is required by the methodology and cannot be dropped"]
         data["steps"] = [s for s in data["steps"] if s["id"] not in drop]

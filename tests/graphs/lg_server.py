@@ -32,13 +32,15 @@ def langgraph_bin() -> str:
     return found
 
 
-def config_variant(folder: Path, **extra: Any) -> Path:
-    """A copy of the project's langgraph.json with absolute paths (and ``extra`` keys) in ``folder``."""
-    spec = json.loads((ROOT / "langgraph.json").read_text())
+def config_variant(folder: Path, source: str = "langgraph.json", **extra: Any) -> Path:
+    """A copy of the project's langgraph.json (or ``source``) with absolute paths (and ``extra`` keys) in
+    ``folder``."""
+    spec = json.loads((ROOT / source).read_text())
     spec["dependencies"] = [str(ROOT)]
     spec["graphs"] = {k: str(ROOT / v.removeprefix("./")) for k, v in spec["graphs"].items()}
-    if isinstance(spec.get("checkpointer"), dict) and str(spec["checkpointer"].get("path", "")).startswith("./"):
-        spec["checkpointer"] = {**spec["checkpointer"], "path": str(ROOT / spec["checkpointer"]["path"][2:])}
+    for key in ("auth", "checkpointer"):
+        if key in spec:
+            spec[key] = {**spec[key], "path": str(ROOT / spec[key]["path"].removeprefix("./"))}
     spec.update(extra)
     path = folder / "langgraph.json"
     path.write_text(json.dumps(spec, indent=2))
@@ -48,10 +50,13 @@ def config_variant(folder: Path, **extra: Any) -> Path:
 @contextmanager
 def langgraph_dev(folder: Path, env: dict[str, str] | None = None, config: Path | None = None,
                   timeout: float = 60.0) -> Iterator[str]:
-    """The base URL of a running `langgraph dev` (stopped on exit)."""
+    """The base URL of a running `langgraph dev` (stopped on exit). Authentication is off (AQUASCOPE_AUTH=off)
+    unless ``env`` configures tokens."""
     port = free_port()
     config = config or config_variant(folder)
-    full_env = {**os.environ, **OFFLINE, "PYTHONPATH": str(ROOT), **(env or {})}
+    tokens = {"AQUASCOPE_TOKENS", "AQUASCOPE_TOKENS_FILE"} & set(env or {})
+    full_env = {**os.environ, **OFFLINE, "PYTHONPATH": str(ROOT), **({} if tokens else {"AQUASCOPE_AUTH": "off"}),
+                **(env or {})}
     log = open(folder / "server.log", "w")
     proc = subprocess.Popen([langgraph_bin(), "dev", "--no-browser", "--no-reload", "--host", "127.0.0.1",
                              "--port", str(port), "--config", str(config)], cwd=folder, env=full_env,

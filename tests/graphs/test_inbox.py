@@ -49,7 +49,9 @@ def test_chat_forms_and_sites_in_words():
     up = start_update({"messages": [{"type": "human", "content": TEXT}]},
                       {"configurable": {"thread_id": "t1", "site": {"lat": 41.1, "lon": -74.96}}})
     assert up["site"] == {"lat": 41.1, "lon": -74.96} and up["request"]["text"] == TEXT and up["id"] == "t1"
-    assert up["messages"] == [{"role": "user", "kind": "text", "text": TEXT}]
+    (msg,) = up["messages"]  # the workspace form, and the LangChain form chat UIs render
+    assert {k: msg[k] for k in ("role", "kind", "text", "type", "content")} == {
+        "role": "user", "kind": "text", "text": TEXT, "type": "human", "content": TEXT} and msg["id"]
     up = start_update({"request": {"text": TEXT}}, {}, CrewContext(site={"lat": 41.1, "lon": -74.96}))
     assert up["site"] == {"lat": 41.1, "lon": -74.96}
 

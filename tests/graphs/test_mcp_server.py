@@ -30,7 +30,8 @@ def _data(result) -> dict:
 @pytest.mark.server
 def test_a_whole_study_over_stdio(tmp_path):
     env = {**os.environ, "AQUASCOPE_HOME": str(tmp_path / "home"), "PYTHONPATH": str(ROOT)}
-    params = StdioServerParameters(command=sys.executable, args=["-m", "graphs.cli", "mcp"], env=env, cwd=str(tmp_path))
+    params = StdioServerParameters(command=sys.executable, args=["-m", "graphs.cli", "mcp", "--export-dir",
+                                                                str(tmp_path / "exports")], env=env, cwd=str(tmp_path))
 
     async def drive() -> dict:
         seen: dict = {}
@@ -50,8 +51,7 @@ def test_a_whole_study_over_stdio(tmp_path):
                 seen["narrate"] = _data(await client.call_tool("studio_narrate", {
                     "study_id": sid, "source": "a reviewer",
                     "sections": {"summary": "The record is long. The flood is 99999 m3/s."}}))
-                seen["export"] = _data(await client.call_tool("studio_export", {"study_id": sid,
-                                                                               "out": str(tmp_path / "out")}))
+                seen["export"] = _data(await client.call_tool("studio_export", {"study_id": sid, "out": "out"}))
                 seen["bad_site"] = _data(await client.call_tool("studio_start", {"problem": "flood", "lat": 95,
                                                                                   "lon": 0}))
                 seen["no_study"] = _data(await client.call_tool("studio_approve", {}))
@@ -76,7 +76,7 @@ def test_a_whole_study_over_stdio(tmp_path):
     assert narrated["dropped"] == 1 and narrated["written_by"]["summary"] == "a reviewer"
     files = {Path(p).name for p in seen["export"]["files"]}
     assert {"report.md", "study.yaml", "workspace.json"} <= files
-    md = (tmp_path / "out" / "report.md").read_text()
+    md = (tmp_path / "exports" / "out" / "report.md").read_text()
     assert "The record is long." in md and "99999" not in md
     for key, arg in (("bad_site", "lat=95"), ("no_study", "study_id"), ("missing", "st-nope"), ("bad_playbook", "nope")):
         err = seen[key]
