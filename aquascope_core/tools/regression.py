@@ -65,7 +65,8 @@ def nss_peak_regression(state: str, characteristics: Any, region: str | None = N
 
 def indicative_peak(values: Sequence[float], return_periods: Sequence[float], area_km2: float,
                     unit: str | None = None, lower: Sequence[float] | None = None,
-                    upper: Sequence[float] | None = None, confidence: float | None = None) -> dict[str, Any]:
+                    upper: Sequence[float] | None = None, confidence: float | None = None,
+                    state: str | None = None) -> dict[str, Any]:
     """An indicative instantaneous peak from the maximum daily mean flow quantiles by Fuller's (1914) ratio, in
     ft3/s; the daily-mean quantiles stay what they are ("maximum daily mean flow")."""
     from aquascope_core.methods.daily_to_peak import indicative_peaks
@@ -79,9 +80,11 @@ def indicative_peak(values: Sequence[float], return_periods: Sequence[float], ar
         ci = {"lower": [x * r for x in lo], "upper": [x * r for x in hi], "confidence": confidence,
               "kind": "the daily-mean fit's band times the ratio"}
     payload = {k: v for k, v in out.items() if k != "meta"}
-    payload.update(return_periods=[float(t) for t in return_periods], unit="ft3/s", daily_mean_unit=unit,
+    payload.update(return_periods=[float(t) for t in return_periods], unit="ft3/s", daily_mean_unit=unit, state=state,
+                   daily_mean_given=[float(v) for v in values],
                    fits={"fuller_indicative": {"ok": True, "return_levels": out["values"], "ci": ci}})
-    params = {"values": list(values), "return_periods": list(return_periods), "area_km2": area_km2, "unit": unit}
+    params = {"values": list(values), "return_periods": list(return_periods), "area_km2": area_km2, "unit": unit,
+              "state": state}
     return finish(payload, "indicative_peak", params, [s for s in out["meta"]["sources"] if s.get("name") != "aquascope"])
 
 
@@ -185,7 +188,8 @@ SPECS = [
         citation="Fuller, W.E. (1914) Flood flows. Transactions ASCE 77, 564-617.",
         arguments={"values": "maximum daily mean flow quantiles", "return_periods": "their return periods",
                    "area_km2": "the catchment area (km2)", "unit": "the unit of the values",
-                   "lower": "lower band of the daily-mean fit", "upper": "upper band", "confidence": "its level"},
+                   "lower": "lower band of the daily-mean fit", "upper": "upper band", "confidence": "its level",
+                   "state": "the U.S. state of the site (names the regression that would replace the estimate)"},
     ),
     ToolSpec(
         id="weighted_flood_estimate",

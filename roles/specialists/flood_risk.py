@@ -120,6 +120,10 @@ def decide(brief: Mapping[str, Any], study: Mapping[str, Any], run: Mapping[str,
     branch = (study.get("plan") or {}).get("branch") or "at_site"
     if branch == "regional":
         return _regional_decision(T, at_T[0], grade, why, run, brief)
+    peaks = [k for k in at_T if k.get("method") in _PEAK_METHODS]  # a U.S. peak beside a daily-mean fit
+    if peaks and branch in _DAILY and not _needs_daily(brief):
+        peaks.sort(key=lambda k: list(_PEAK_METHODS).index(k["method"]))
+        return _peak_decision(T, peaks, [k for k in at_T if k not in peaks], grade, why, run, study)
     # the design value: the larger central estimate of the fits that passed (conservative for design)
     pick = max(at_T, key=lambda k: k["value"])
     others = [k for k in at_T if k is not pick]
@@ -378,3 +382,140 @@ def _regional_index_flood_tables(payload: Mapping[str, Any]) -> list[dict[str, A
 TABLES = {"flood_frequency": _flood_frequency_tables, "annual_maxima": _annual_maxima_tables,
           "bulletin17c_ema": _bulletin17c_tables, "annual_maximum_series": _annual_maximum_series_tables,
           "regional_index_flood": _regional_index_flood_tables}
+
+
+# -- U.S. peaks at a gauge with a daily record only: the regression, or an indicative peak (issue 19, items 5-7) --
+_PEAK_METHODS = {"nss_regression": "the USGS regional regression equations",
+                 "fuller_indicative": "Fuller's (1914) peak-to-daily ratio"}
+
+
+def _peak_rows(step: str, p: Mapping[str, Any], ctx: Mapping[str, Any], fid: str, label: str) -> list[dict[str, Any]]:
+    rows, target = [], ctx.get("return_period")
+    fit = (p.get("fits") or {}).get(fid) or {}
+    ci = fit.get("ci") or {}
+    for i, T in enumerate(p.get("return_periods") or []):
+        b = band(p, f"fits.{fid}.ci.lower[{i}]", f"fits.{fid}.ci.upper[{i}]", step, ci.get("confidence")) if ci else None
+        row = kn(step, f"fits.{fid}.return_levels[{i}]", p, f"{T:g}-year peak flow, {label}", p.get("unit"),
+                 return_period=T, method=fid, band=b, headline=(target is not None and float(T) == float(target)),
+                 indicative=bool(p.get("indicative")), outside_range=bool(p.get("outside_range")))
+        if row:
+            rows.append(row)
+    return rows
+
+
+def _nss_regression(step: str, p: Mapping[str, Any], ctx: Mapping[str, Any]) -> list[dict[str, Any]]:
+    return _peak_rows(step, p, ctx, "nss_regression", "USGS regional regression")
+
+
+def _indicative_peak(step: str, p: Mapping[str, Any], ctx: Mapping[str, Any]) -> list[dict[str, Any]]:
+    rows = _peak_rows(step, p, ctx, "fuller_indicative", "indicative (Fuller 1914)")
+    extra = kn(step, "ratio", p, "Fuller's (1914) ratio of the peak to the maximum daily mean flow", None)
+    return rows + ([extra] if extra else [])
+
+
+def _state_variables(state: str | None) -> str:
+    """The basin characteristics the state's equations take, each with its unit, as a sentence part."""
+    from aquascope_core.methods.regression import nss_regions
+
+    try:
+        regions = nss_regions(state or "")
+    except Exception:  # noqa: BLE001 - a state without equations: name the characteristics generically
+        return "drainage area and the other characteristics its regression equations take"
+    seen: dict[str, str] = {}
+    for r in regions:
+        for v in r["variables"]:
+            seen.setdefault(v["code"], v["unit"])
+    return ", ".join(f"{c} ({u})" for c, u in seen.items()) + f", and the region ({', '.join(r['name'] for r in regions)})"
+
+
+def _peak_decision(T: Any, rows: Sequence[Mapping[str, Any]], daily: Sequence[Mapping[str, Any]], grade: str, why: str,
+                   run: Mapping[str, Any], study: Mapping[str, Any]) -> dict[str, Any]:
+    """The headline is the peak; the maximum daily mean flow fit supports it."""
+    pick = rows[0]
+    station = ((study.get("plan") or {}).get("station") or {})
+    where = station.get("name") or "the site"
+    unit = pick.get("unit") or ""
+    b = pick.get("band") or {}
+    conf = b.get("confidence")
+    conf_txt = f"{conf * 100:.0f} %" if isinstance(conf, (int, float)) else ""
+    top = max(daily, key=lambda k: k["value"]) if daily else None
+    support = (f" The gauge's daily record supports it: its {T}-year maximum daily mean flow is {fmt(top['value'])} "
+               f"{top.get('unit') or ''} by the {LABELS.get(top['method'], top['method'])} fit"
+               f" ({band_text(top.get('band'), top.get('unit') or '')})." if top else "")
+    state = ((_payload(run, "nss_peak_regression") or {}).get("state")
+             or ((study.get("plan") or {}).get("catchment") or {}).get("state"))
+    out: dict[str, Any] = {"value": pick["value"], "unit": unit, "band": b, "basis": pick["path"],
+                           "method": pick["method"], "grade": grade, "grade_reason": why, "quantity": "peak flow",
+                           "indicative": bool(pick.get("indicative")), "outside_range": bool(pick.get("outside_range"))}
+    if pick["method"] == "nss_regression":
+        p = _payload(run, "nss_peak_regression") or {}
+        reg = p.get("region") or {}
+        ans = (f"The {T}-year peak flow at {where} is {fmt(pick['value'])} {unit} by {_PEAK_METHODS['nss_regression']} "
+               f"for {p.get('state')} ({reg.get('name')}; {p.get('citation')})"
+               + (f", {conf_txt} prediction interval {band_text(b, unit)}" if b.get("lower") is not None else "") + ".")
+        gap = None
+        if p.get("outside_range"):
+            ans += (f" {', '.join(p.get('outside') or [])} lies outside the range the equations were fitted over: the "
+                    "estimate is outside the equations' range.")
+            gap = {"ceiling": "C", "needs": "basin_characteristics",
+                   "why": "a basin characteristic lies outside the range the regression equations were fitted over"}
+        changes = ["the gauge's instantaneous annual peak record (Bulletin 17C, weighted with the regression)",
+                   "basin characteristics measured for the site (a StreamStats report)"]
+    else:
+        p = _payload(run, "indicative_peak") or {}
+        state = p.get("state") or state
+        i = (p.get("return_periods") or []).index(float(T)) if float(T) in (p.get("return_periods") or []) else None
+        base = (f", {fmt(p['daily_mean_values'][i])} ft3/s ({fmt(p['daily_mean_given'][i])} {p.get('daily_mean_unit')})"
+                if i is not None and p.get("daily_mean_given") else "")
+        gev = [k for k in daily if k.get("method") == "gev_lmoments"]
+        top = gev[0] if gev else top
+        support = ""
+        for o in daily:
+            if o is not top:
+                support += (f" The {LABELS.get(o['method'], o['method'])} fit gives a {T}-year maximum daily mean flow "
+                            f"of {fmt(o['value'])} {o.get('unit') or ''}.")
+        ans = (f"The {T}-year peak flow at {where} is indicatively {fmt(pick['value'])} {unit}"
+               + (f" (band {band_text(b, unit)})" if b.get("lower") is not None else "")
+               + f": the GEV (L-moments) fit's {T}-year maximum daily mean flow of the gauge's daily record{base}, "
+               f"times {_PEAK_METHODS['fuller_indicative']}, {fmt(p.get('ratio'))} for {fmt(p.get('area_km2'))} km2. "
+               "It is indicative, graded C at most, not for "
+               f"design: the site's basin characteristics for the USGS regression equations of {state} "
+               f"({_state_variables(state)}), in a StreamStats basin-characteristics report or in words, or the gauge's "
+               "annual peak record would firm it up.")
+        gap = {"ceiling": "C", "needs": "basin_characteristics",
+               "why": "the peak is indicative: Fuller's (1914) average peak-to-daily ratio on the maximum daily mean flow"}
+        changes = [f"the site's basin characteristics for the USGS regression equations of {state} (a StreamStats "
+                   "basin-characteristics report)", "the gauge's instantaneous annual peak record (Bulletin 17C)"]
+    out.update(answer=ans + support, quantity_gap=gap, what_would_change_it=changes,
+               conditions=["the gauge's catchment represents the site", "the annual floods are stationary"]
+               + (["Fuller's average ratio holds for this catchment"] if pick["method"] == "fuller_indicative" else
+                  ["the site lies in the region the equations were fitted for"]))
+    if gap:
+        out["grade_cap"] = gap["ceiling"]
+    return out
+
+
+def _nss_tables(payload: Mapping[str, Any]) -> list[dict[str, Any]]:
+    rows = [[fmt(q["return_period"]), fmt(q["aep"]), fmt(q["value"]), band_text(q), fmt(q.get("sep_log"))]
+            for q in payload.get("quantiles") or []]
+    chars = [[c["code"], fmt(c["value"]), c["unit"], f"{fmt(c['minimum'])} to {fmt(c['maximum'])}",
+              "outside" if c["outside_range"] else "within"] for c in payload.get("characteristics") or []]
+    reg = payload.get("region") or {}
+    return [{"columns": ["Return period (years)", "AEP", "Peak flow (ft3/s)", "90 % prediction interval",
+                         "SEP (log10)"], "rows": rows,
+             "caption": f"USGS regression peak flows, {payload.get('state')} {reg.get('name')} ({payload.get('citation')})"},
+            {"columns": ["Characteristic", "Value", "Unit", "Fitted range", "In range"], "rows": chars,
+             "caption": "Basin characteristics and the range the equations were fitted over"}]
+
+
+def _indicative_tables(payload: Mapping[str, Any]) -> list[dict[str, Any]]:
+    fit = (payload.get("fits") or {}).get("fuller_indicative") or {}
+    rows = [[fmt(T), fmt(d), fmt(v)] for T, d, v in zip(payload.get("return_periods") or [],
+                                                       payload.get("daily_mean_values") or [],
+                                                       fit.get("return_levels") or [])]
+    return [{"columns": ["Return period (years)", "Maximum daily mean flow (ft3/s)", "Indicative peak flow (ft3/s)"],
+             "rows": rows, "caption": f"Indicative peaks by Fuller's (1914) ratio {fmt(payload.get('ratio'))}"}]
+
+
+HARVESTERS.update({"nss_peak_regression": _nss_regression, "indicative_peak": _indicative_peak})
+TABLES.update({"nss_peak_regression": _nss_tables, "indicative_peak": _indicative_tables})

@@ -1,0 +1,64 @@
+"""Flat Brook (USGS 01440000): a design flood at a U.S. gauge with a daily record only, through the crew (keyless).
+
+With the site's basin characteristics in the request, the headline is the USGS regression peak (ft3/s; New
+Jersey's Valley and Ridge equations, Watson & Schopp 2009) and the maximum daily mean flow fit supports it.
+Without them the plan asks for them (approving it continues without), and the headline is an indicative peak
+by Fuller's (1914) ratio, graded C at most, the characteristics named as what would firm it up. The
+characteristics are illustrative values for the test, not a StreamStats delineation.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from graphs.studio import Studio
+from tests.core.data.test_streamstats import REPORT
+
+FLAT_BROOK = (41.10, -74.96)
+CHARS = ("Design flow for a road crossing, 100-year. Basin characteristics: DRNAREA 64.0, STORAGE 2.9, "
+         "CSL10_85 20.0, POPDENS 40.0; Valley and Ridge region.")
+
+pytestmark = pytest.mark.slow
+
+
+def _run(tmp_path, text, tables=None):
+    s = Studio(*FLAT_BROOK, checkpointer=f"sqlite:///{tmp_path / 'cp.sqlite'}", artifact_root=str(tmp_path / "art"))
+    for name, content in (tables or {}).items():
+        s.add_table(name, content)
+    plan = s.say(text)
+    assert plan.kind == "plan", plan.text
+    r = s.approve()
+    ws = s.to_dict()
+    s.close()
+    return plan, r, ws
+
+
+def test_with_basin_characteristics_the_regression_peak_is_the_headline(tmp_path):
+    plan, r, ws = _run(tmp_path, CHARS)
+    assert ws["brief"]["intake"]["basin_characteristics"] == "DRNAREA=64.0; STORAGE=2.9; CSL10_85=20.0; POPDENS=40.0"
+    d = ws["findings"]["decision"]
+    assert d["method"] == "nss_regression" and d["unit"] == "ft3/s" and d["quantity"] == "peak flow"
+    assert d["value"] == pytest.approx(5004.8, rel=1e-4)  # the hand-worked NJ case of test_regression
+    assert d["indicative"] is False and d["outside_range"] is False
+    assert "100-year peak flow at Flat Brook near Flatbrookville NJ is 5,000 ft3/s" in d["answer"]
+    assert "Watson" in d["answer"] and "maximum daily mean flow is" in d["answer"]
+    assert r.kind == "report"
+
+
+def test_a_streamstats_upload_gives_the_same_headline(tmp_path):
+    _plan, _r, ws = _run(tmp_path, "Design flow for a road crossing, 100-year", {"streamstats.csv": REPORT})
+    d = ws["findings"]["decision"]
+    assert d["method"] == "nss_regression" and d["value"] == pytest.approx(5004.8, rel=1e-4)
+
+
+def test_without_them_the_plan_asks_and_the_headline_is_an_indicative_peak(tmp_path):
+    plan, r, ws = _run(tmp_path, "Design flow for a road crossing, 100-year")
+    assert "Data request: the site's basin characteristics" in plan.text and "continues without them" in plan.text
+    d = ws["findings"]["decision"]
+    assert d["method"] == "fuller_indicative" and d["indicative"] is True and d["unit"] == "ft3/s"
+    assert d["grade"] >= "C"  # C at most ("C" < "D" alphabetically; never A or B)
+    assert "indicatively" in d["answer"] and "DRNAREA (mi^2)" in d["answer"] and "StreamStats" in d["answer"]
+    ratio = 1 + 2 * 64.0 ** -0.3  # Fuller on 165.8 km2 (64.0 mi2)
+    daily = [k for k in ws["findings"]["key_numbers"] if k.get("method") == "gev_lmoments"
+             and k.get("return_period") == 100][0]
+    assert d["value"] == pytest.approx(daily["value"] * 35.3146667 * ratio, rel=2e-3)
