@@ -413,6 +413,28 @@ def _indicative_peak(step: str, p: Mapping[str, Any], ctx: Mapping[str, Any]) ->
     return rows + ([extra] if extra else [])
 
 
+def _region_label(name: str | None) -> str:
+    """An NSS region name as a reader writes it: "Peak_Valley_and_Ridge_Region_2009_5167" -> "Valley and Ridge"."""
+    import re
+
+    text = re.sub(r"^(peak(flow)?|pk)_", "", str(name or ""), flags=re.I)
+    text = re.sub(r"(_region)?(_[A-Za-z]*\d{2,4})+$", "", text, flags=re.I)
+    return text.replace("_", " ").strip() or str(name or "")
+
+
+def _author_year(citation: str | None) -> str:
+    """"Watson, K.M.,and Schopp, R.D., 2009, ..." -> "Watson and Schopp (2009)"; else the citation's first words."""
+    import re
+
+    c = str(citation or "")
+    year = re.search(r"\b(19|20)\d{2}\b", c)
+    names = re.findall(r"(?:^|and\s*|,\s*)([A-Z][a-z][A-Za-z'\-]+),\s*[A-Z]\.", c[: year.start()] if year else c)
+    if not names or not year:
+        return c.split(",")[0]
+    who = names[0] if len(names) == 1 else (f"{names[0]} and {names[1]}" if len(names) == 2 else f"{names[0]} et al.")
+    return f"{who} ({year.group(0)})"
+
+
 def _state_variables(state: str | None) -> str:
     """The basin characteristics the state's equations take, each with its unit, as a sentence part."""
     from aquascope_core.methods.regression import nss_regions
@@ -425,7 +447,8 @@ def _state_variables(state: str | None) -> str:
     for r in regions:
         for v in r["variables"]:
             seen.setdefault(v["code"], v["unit"])
-    return ", ".join(f"{c} ({u})" for c, u in seen.items()) + f", and the region ({', '.join(r['name'] for r in regions)})"
+    return (", ".join(f"{c} ({u})" for c, u in seen.items())
+            + f", and the region: {', '.join(_region_label(r['name']) for r in regions)}")
 
 
 def _peak_decision(T: Any, rows: Sequence[Mapping[str, Any]], daily: Sequence[Mapping[str, Any]], grade: str, why: str,
@@ -451,9 +474,13 @@ def _peak_decision(T: Any, rows: Sequence[Mapping[str, Any]], daily: Sequence[Ma
         p = _payload(run, "nss_peak_regression") or {}
         reg = p.get("region") or {}
         ans = (f"The {T}-year peak flow at {where} is {fmt(pick['value'])} {unit} by {_PEAK_METHODS['nss_regression']} "
-               f"for {p.get('state')} ({reg.get('name')}; {p.get('citation')})"
+               f"for {p.get('state')} ({_region_label(reg.get('name'))}"
+               f"{'' if 'region' in _region_label(reg.get('name')).lower() else ' region'}, "
+               f"{_author_year(p.get('citation'))})"
                + (f", {conf_txt} prediction interval {band_text(b, unit)}" if b.get("lower") is not None else "") + ".")
-        gap = None
+        gap = {"ceiling": "B", "needs": "peak_discharge",
+               "why": "a regional regression estimate: the gauge's own peak record, weighted with it (Bulletin 17C "
+                      "chapter 8), would narrow it"}
         if p.get("outside_range"):
             ans += (f" {', '.join(p.get('outside') or [])} lies outside the range the equations were fitted over: the "
                     "estimate is outside the equations' range.")

@@ -9,6 +9,11 @@ characteristics are illustrative values for the test, not a StreamStats delineat
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+
 import pytest
 
 from graphs.studio import Studio
@@ -40,8 +45,10 @@ def test_with_basin_characteristics_the_regression_peak_is_the_headline(tmp_path
     assert d["method"] == "nss_regression" and d["unit"] == "ft3/s" and d["quantity"] == "peak flow"
     assert d["value"] == pytest.approx(5004.8, rel=1e-4)  # the hand-worked NJ case of test_regression
     assert d["indicative"] is False and d["outside_range"] is False
+    assert d["grade"] == "B"  # a regional regression estimate: the gauge's peak record, weighted in, would narrow it
     assert "100-year peak flow at Flat Brook near Flatbrookville NJ is 5,000 ft3/s" in d["answer"]
-    assert "Watson" in d["answer"] and "maximum daily mean flow is" in d["answer"]
+    assert "Watson and Schopp (2009)" in d["answer"] and "90 % prediction interval 2,020 to 12,400 ft3/s" in d["answer"]
+    assert "its 100-year maximum daily mean flow is 138 m3/s" in d["answer"]  # the daily-mean fit supports it
     assert r.kind == "report"
 
 
@@ -62,3 +69,20 @@ def test_without_them_the_plan_asks_and_the_headline_is_an_indicative_peak(tmp_p
     daily = [k for k in ws["findings"]["key_numbers"] if k.get("method") == "gev_lmoments"
              and k.get("return_period") == 100][0]
     assert d["value"] == pytest.approx(daily["value"] * 35.3146667 * ratio, rel=2e-3)
+
+
+def test_under_yes_the_cli_headline_is_the_indicative_peak(tmp_path):
+    env = {**os.environ, "AQUASCOPE_HOME": str(tmp_path / "home"), "AQUASCOPE_DELIVERABLE_WORKERS": "0"}
+    env.pop("AQUASCOPE_LIVE", None)
+    run = subprocess.run([sys.executable, "-m", "graphs.cli", "studio", "Design flow for a road crossing, 100-year",
+                          "--lat", "41.10", "--lon", "-74.96", "--yes", "--out", str(tmp_path / "out")],
+                         capture_output=True, text=True, env=env, timeout=600)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "Data request: the site's basin characteristics" in run.stdout  # the plan asked before --yes approved it
+    ws = json.loads((tmp_path / "out" / "workspace.json").read_text())
+    d = ws["findings"]["decision"]
+    assert d["method"] == "fuller_indicative" and d["grade"] >= "C" and d["indicative"] is True
+    report = (tmp_path / "out" / "report.md").read_text()
+    from roles.specialists.common import fmt
+
+    assert f"indicatively {fmt(d['value'])} ft3/s" in report and "Fuller, W.E. (1914)" in report
