@@ -38,6 +38,7 @@ from scipy.stats import norm
 
 from aquascope_core.errors import InputError
 from aquascope_core.result import finish, resolved_parameters, source
+from aquascope_core.verify import sig_text
 
 __all__ = ["nss_states", "nss_region", "nss_regions", "transform_value", "peak_flow_regression",
            "area_exponent", "equation_library"]
@@ -85,10 +86,27 @@ def _words(text: str) -> set[str]:
     return {w for w in str(text).lower().replace("_", " ").replace("-", " ").split() if w}
 
 
-def nss_region(state: str, region: str | None = None) -> dict[str, Any]:
+def _state_of(region: str | None) -> tuple[str, str | None]:
+    """(state, region) from a region that names its state: an NSS code (unique nationwide) or "NJ valley and ridge"."""
+    key = str(region or "").strip()
+    lib = equation_library()["states"]
+    for code, st in lib.items():
+        if key.upper() in st["regions"]:
+            return code, key.upper()
+    head, _, rest = key.partition(" ")
+    if head.upper() in lib:
+        return head.upper(), rest.strip() or None
+    raise InputError.bad_value("region", region, "an NSS region code (GC1259) or the state and the region's words "
+                               "(\"NJ valley and ridge\") when no state is given")
+
+
+def nss_region(state: str | None, region: str | None = None) -> dict[str, Any]:
     """One region of the state by its NSS code (``GC1259``) or words of its name (``valley and ridge``).
 
-    A state with one region needs no ``region``. An ambiguous or unknown name is refused, listing the regions."""
+    A state with one region needs no ``region``; without a state the region names it (its NSS code, or the state's
+    two letters first). An ambiguous or unknown name is refused, listing the regions."""
+    if not str(state or "").strip():
+        state, region = _state_of(region)
     st = _state(state)
     regions = st["regions"]
     names = "; ".join(f"{c} ({r['name']})" for c, r in regions.items())
@@ -128,7 +146,7 @@ def transform_value(x: float, transform: str, params: Mapping[str, float] | None
     raise InputError.bad_value("transform", transform, "log10, log10_plus1, identity or power")
 
 
-def area_exponent(state: str, region: str | None, aep: float) -> dict[str, Any]:
+def area_exponent(state: str | None, region: str | None, aep: float) -> dict[str, Any]:
     """The drainage-area exponent of the region's equation at ``aep`` (``b`` of ``A^b``), or None.
 
     Only a plain ``log10`` drainage-area term is an exponent of area; any other form gives None."""
@@ -142,7 +160,7 @@ def area_exponent(state: str, region: str | None, aep: float) -> dict[str, Any]:
     return {"exponent": None, "aep": eq[0], "region": reg["code"], "citation": None}
 
 
-def peak_flow_regression(state: str, characteristics: Mapping[str, float], region: str | None = None,
+def peak_flow_regression(state: str | None, characteristics: Mapping[str, float], region: str | None = None,
                          aeps: Sequence[float] | None = None, prediction: float = 0.90) -> dict[str, Any]:
     """The region's NSS peak-flow quantiles at a site from its basin characteristics.
 
@@ -167,6 +185,7 @@ def peak_flow_regression(state: str, characteristics: Mapping[str, float], regio
     if not (0.0 < float(prediction) < 1.0):
         raise InputError.bad_value("prediction", prediction, "a probability strictly between 0 and 1, e.g. 0.90")
     reg = nss_region(state, region)
+    state = reg["report"].split("-")[0]
     report = equation_library()["reports"][reg["report"]]
     given = {str(k).strip().upper(): v for k, v in dict(characteristics or {}).items()}
     missing = [f"{c} ({u})" for c, (u, _lo, _hi) in reg["variables"].items() if given.get(c) is None]
@@ -226,7 +245,7 @@ def peak_flow_regression(state: str, characteristics: Mapping[str, float], regio
         payload.setdefault("warnings", []).append("the report gives no standard error of prediction for some AEPs: "
                                                   "no prediction interval or weighting for them")
     payload["summary"] = (f"NSS {reg['name']} ({str(state).upper()}) from {len(chars)} basin characteristics: "
-                          + "; ".join(f"{r['return_period']:g}-year {r['value']:.4g} ft3/s" for r in rows
+                          + "; ".join(f"{r['return_period']:g}-year {sig_text(r['value'])} ft3/s" for r in rows
                                       if r["aep"] in (0.01, 0.02, 0.1))
                           + (" (outside the equations' range)" if outside else ""))
     srcs = [source("USGS National Streamflow Statistics", url=_NSS_URL, citation=_RIES),

@@ -23,6 +23,7 @@ from scipy.stats import norm
 
 from aquascope_core.errors import InputError
 from aquascope_core.result import finish, resolved_parameters, source
+from aquascope_core.verify import sig_text
 
 __all__ = ["weighted_estimates"]
 
@@ -83,6 +84,6 @@ def weighted_estimates(aeps: Sequence[float], at_site: Sequence[float], at_site_
         out.append(entry)
     payload = {"method": "weighted_estimates", "ok": True, "unit": unit, "prediction": float(prediction),
                "rows": out, "basis": "Bulletin 17C chapter 8 inverse-variance weighting in log10",
-               "summary": "; ".join(f"{e['return_period']:g}-year weighted {e['weighted']['value']:.4g} {unit}"
+               "summary": "; ".join(f"{e['return_period']:g}-year weighted {sig_text(e['weighted']['value'])} {unit}"
                                     for e in out if e.get("weighted") and e["aep"] in (0.01, 0.1))}
     return finish(payload, "weighted_estimates", params, [source("Bulletin 17C weighting", citation=_B17C)])

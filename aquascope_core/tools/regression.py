@@ -29,7 +29,7 @@ def _flows_in_cfs(values: Sequence[float], unit: str | None) -> list[float]:
     raise InputError.bad_value("unit", unit, "m3/s or ft3/s (the unit of the daily-mean fit)")
 
 
-def nss_peak_regression(state: str, characteristics: Any, region: str | None = None,
+def nss_peak_regression(characteristics: Any, region: str | None = None, state: str | None = None,
                         return_periods: Sequence[float] = (2, 5, 10, 25, 50, 100, 200, 500),
                         prediction: float = 0.90) -> dict[str, Any]:
     """The state's USGS regression (NSS) peak flows at the site from its basin characteristics, with 90 %
@@ -50,7 +50,8 @@ def nss_peak_regression(state: str, characteristics: Any, region: str | None = N
     if not aeps:
         raise InputError.bad_value("return_periods", list(return_periods), "return periods whose AEPs the region's "
                                    f"equations give: {[round(1 / h, 6) for h in have]}")
-    out = peak_flow_regression(state, chars, region=reg["code"], aeps=aeps, prediction=prediction)
+    out = peak_flow_regression(reg["report"].split("-")[0], chars, region=reg["code"], aeps=aeps,
+                               prediction=prediction)
     rows = out["quantiles"]
     fit = {"ok": True, "return_levels": [r["value"] for r in rows],
            "ci": {"lower": [r["lower"] for r in rows], "upper": [r["upper"] for r in rows],
@@ -88,13 +89,15 @@ def indicative_peak(values: Sequence[float], return_periods: Sequence[float], ar
     return finish(payload, "indicative_peak", params, [s for s in out["meta"]["sources"] if s.get("name") != "aquascope"])
 
 
-def weighted_flood_estimate(at_site_table: Sequence[dict], regression: dict, prediction: float = 0.90) -> dict[str, Any]:
+def weighted_flood_estimate(at_site_table: Sequence[dict], regression_quantiles: Sequence[dict],
+                            regression_unit: str = "ft3/s", outside_range: bool = False,
+                            prediction: float = 0.90) -> dict[str, Any]:
     """Bulletin 17C chapter 8: the at-site EMA quantiles (PeakFQ's table rows, with ``variance_log10``) and the
-    regression's (an ``nss_peak_regression`` payload) weighted by the inverse of their variances at the AEPs both
-    give; three rows per AEP."""
+    regression's (``nss_peak_regression``'s ``quantiles``) weighted by the inverse of their variances at the AEPs
+    both give; three rows per AEP (at-site, regression, weighted)."""
     from aquascope_core.methods.weighting import weighted_estimates
 
-    reg = {round(float(q["aep"]), 6): q for q in (regression or {}).get("quantiles") or []}
+    reg = {round(float(q["aep"]), 6): q for q in regression_quantiles or []}
     aeps, qs, vs, qr, vr = [], [], [], [], []
     for row in at_site_table or []:
         key = round(float(row["aep"]), 6)
@@ -107,26 +110,24 @@ def weighted_flood_estimate(at_site_table: Sequence[dict], regression: dict, pre
     if not aeps:
         raise InputError.bad_value("at_site_table", len(at_site_table or []), "at-site rows (aep, estimate, "
                                    "variance_log10) at AEPs the regression also gives")
-    out = weighted_estimates(aeps, qs, vs, qr, vr, unit=(regression or {}).get("unit") or "ft3/s",
-                             prediction=prediction)
+    out = weighted_estimates(aeps, qs, vs, qr, vr, unit=regression_unit, prediction=prediction)
     rows = out["rows"]
+    design = [(r["weighted"] or r["at_site"]) for r in rows]
     payload = {k: v for k, v in out.items() if k != "meta"}
     payload.update(return_periods=[r["return_period"] for r in rows],
-                   fits={"weighted": {"ok": True,
-                                      "return_levels": [(r["weighted"] or r["at_site"])["value"] for r in rows],
-                                      "ci": {"lower": [(r["weighted"] or r["at_site"])["lower"] for r in rows],
-                                             "upper": [(r["weighted"] or r["at_site"])["upper"] for r in rows],
+                   fits={"weighted": {"ok": True, "return_levels": [d["value"] for d in design],
+                                      "ci": {"lower": [d["lower"] for d in design], "upper": [d["upper"] for d in design],
                                              "confidence": float(prediction)}}},
-                   outside_range=bool((regression or {}).get("outside_range")),
-                   grade_cap=(regression or {}).get("grade_cap"))
-    return finish(payload, "weighted_flood_estimate", {"at_site_table": f"<{len(at_site_table)} rows>",
-                                                       "regression": "<nss_peak_regression payload>",
-                                                       "prediction": prediction},
+                   outside_range=bool(outside_range), grade_cap="C" if outside_range else None)
+    params = {"at_site_table": f"<{len(at_site_table or [])} rows>",
+              "regression_quantiles": f"<{len(regression_quantiles or [])} rows>", "regression_unit": regression_unit,
+              "outside_range": bool(outside_range), "prediction": prediction}
+    return finish(payload, "weighted_flood_estimate", params,
                   [s for s in out["meta"]["sources"] if s.get("name") != "aquascope"])
 
 
-def area_ratio_transfer(values: Sequence[float], return_periods: Sequence[float], gauge_area_mi2: float,
-                        site_area_mi2: float, state: str | None = None, region: str | None = None,
+def area_ratio_transfer(values: Sequence[float], return_periods: Sequence[float], gauge_area_km2: float,
+                        site_area_km2: float, state: str | None = None, region: str | None = None,
                         unit: str = "ft3/s") -> dict[str, Any]:
     """The gauge's quantiles at a site on the same stream by the drainage-area ratio, the exponent the state's
     regression for the region and AEP gives where the package holds one (else 1), within 0.5-1.5 of area."""
@@ -136,25 +137,27 @@ def area_ratio_transfer(values: Sequence[float], return_periods: Sequence[float]
     rows, ok_all, reason = [], True, None
     for q, t in zip(values, return_periods):
         b, src = None, None
-        if state:
+        if state or region:
             got = area_exponent(state, region, 1.0 / float(t))
             if got["exponent"] is not None:
                 b = got["exponent"]
                 src = f"the drainage-area exponent of {got['region']}'s {1 / got['aep']:g}-year equation ({got['citation']})"
-        out = drainage_area_transfer([q], gauge_area_mi2, site_area_mi2, exponent=b, exponent_source=src, unit=unit)
+        out = drainage_area_transfer([q], gauge_area_km2, site_area_km2, exponent=b, exponent_source=src, unit=unit,
+                                     area_unit="km2")
         ok_all = ok_all and out["ok"]
         reason = reason or out.get("reason")
         rows.append({"return_period": float(t), "gauge_value": float(q), "exponent": out["exponent"],
                      "exponent_source": out["exponent_source"], "value": (out["values"] or [None])[0]})
     payload = {"method": "drainage_area_transfer", "ok": ok_all, "unit": unit, "rows": rows,
-               "ratio": float(site_area_mi2) / float(gauge_area_mi2), "ratio_range": [0.5, 1.5],
+               "ratio": float(site_area_km2) / float(gauge_area_km2), "ratio_range": [0.5, 1.5],
+               "gauge_area_km2": float(gauge_area_km2), "site_area_km2": float(site_area_km2),
                "return_periods": [float(t) for t in return_periods],
                "fits": {"area_ratio": {"ok": ok_all, "return_levels": [r["value"] for r in rows], "ci": None}}}
     if not ok_all:
         payload["reason"] = reason
         payload["use_regression"] = True
-    params = {"values": list(values), "return_periods": list(return_periods), "gauge_area_mi2": gauge_area_mi2,
-              "site_area_mi2": site_area_mi2, "state": state, "region": region, "unit": unit}
+    params = {"values": list(values), "return_periods": list(return_periods), "gauge_area_km2": gauge_area_km2,
+              "site_area_km2": site_area_km2, "state": state, "region": region, "unit": unit}
     return finish(payload, "area_ratio_transfer", params, [])
 
 
@@ -172,7 +175,7 @@ SPECS = [
         gates=({"check": "ci_finite", "path": "fits.nss_regression.ci", "return_period": 100},),
         tables=("return_levels",),
         citation=_NSS,
-        arguments={"state": "two-letter state code", "characteristics": "basin characteristics as NSS codes and "
+        arguments={"state": "two-letter state code (else the region names it)", "characteristics": "basin characteristics as NSS codes and "
                    "values (CODE=value; ...), as a StreamStats report gives them",
                    "region": "the NSS region code or words of its name (where the state has several)",
                    "return_periods": "return periods in years", "prediction": "prediction-interval level"},
@@ -201,7 +204,9 @@ SPECS = [
         gates=({"check": "not_empty", "path": "rows"},),
         citation="England et al. (2019) Bulletin 17C, USGS TM 4-B5, chapter 8.",
         arguments={"at_site_table": "PeakFQ's quantile table rows of the at-site fit (aep, estimate, variance_log10)",
-                   "regression": "the nss_peak_regression result", "prediction": "interval level"},
+                   "regression_quantiles": "the nss_peak_regression result's quantiles",
+                   "regression_unit": "their unit", "outside_range": "whether the regression is outside its range",
+                   "prediction": "interval level"},
     ),
     ToolSpec(
         id="area_ratio_transfer",
@@ -213,7 +218,7 @@ SPECS = [
         gates=({"check": "not_empty", "path": "rows"},),
         citation="England et al. (2019) Bulletin 17C, USGS TM 4-B5, chapter 8; Ries (2007) USGS TM 4-A6.",
         arguments={"values": "the gauge's quantiles", "return_periods": "their return periods",
-                   "gauge_area_mi2": "the gauge's drainage area (mi2)", "site_area_mi2": "the site's (mi2)",
+                   "gauge_area_km2": "the gauge's drainage area (km2)", "site_area_km2": "the site's (km2)",
                    "state": "the state whose regression gives the area exponent", "region": "its NSS region",
                    "unit": "unit of the values"},
     ),

@@ -120,6 +120,10 @@ def decide(brief: Mapping[str, Any], study: Mapping[str, Any], run: Mapping[str,
     branch = (study.get("plan") or {}).get("branch") or "at_site"
     if branch == "regional":
         return _regional_decision(T, at_T[0], grade, why, run, brief)
+    if branch == "bulletin17c" and any(k.get("method") in _WEIGHTED_METHODS for k in at_T):
+        weighted = _weighted_decision(T, at_T, grade, why, run, study)
+        if weighted is not None:
+            return weighted
     peaks = [k for k in at_T if k.get("method") in _PEAK_METHODS]  # a U.S. peak beside a daily-mean fit
     if peaks and branch in _DAILY and not _needs_daily(brief):
         peaks.sort(key=lambda k: list(_PEAK_METHODS).index(k["method"]))
@@ -387,6 +391,7 @@ TABLES = {"flood_frequency": _flood_frequency_tables, "annual_maxima": _annual_m
 # -- U.S. peaks at a gauge with a daily record only: the regression, or an indicative peak (issue 19, items 5-7) --
 _PEAK_METHODS = {"nss_regression": "the USGS regional regression equations",
                  "fuller_indicative": "Fuller's (1914) peak-to-daily ratio"}
+_WEIGHTED_METHODS = ("weighted", "area_ratio")
 
 
 def _peak_rows(step: str, p: Mapping[str, Any], ctx: Mapping[str, Any], fid: str, label: str) -> list[dict[str, Any]]:
@@ -546,3 +551,83 @@ def _indicative_tables(payload: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 HARVESTERS.update({"nss_peak_regression": _nss_regression, "indicative_peak": _indicative_peak})
 TABLES.update({"nss_peak_regression": _nss_tables, "indicative_peak": _indicative_tables})
+
+
+# -- Bulletin 17C chapter 8: the at-site and regression estimates weighted, and transferred to the site (items 4, 6) --
+def _weighted(step: str, p: Mapping[str, Any], ctx: Mapping[str, Any]) -> list[dict[str, Any]]:
+    return _peak_rows(step, p, ctx, "weighted", "Bulletin 17C weighted (at-site and regression)")
+
+
+def _transfer(step: str, p: Mapping[str, Any], ctx: Mapping[str, Any]) -> list[dict[str, Any]]:
+    return _peak_rows(step, p, ctx, "area_ratio", "transferred to the site by the drainage-area ratio") \
+        if p.get("ok") else []
+
+
+def _weighted_decision(T: Any, at_T: Sequence[Mapping[str, Any]], grade: str, why: str, run: Mapping[str, Any],
+                       study: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The weighted estimate (or its transfer to the site) is the design value; the three rows are named."""
+    w = _payload(run, "weighted_flood_estimate") or {}
+    row = next((r for r in w.get("rows") or [] if T is not None and abs(r["return_period"] - float(T)) < 1e-6), None)
+    if not row or not row.get("weighted"):
+        return None
+    station = ((study.get("plan") or {}).get("station") or {})
+    where = station.get("name") or "the gauge"
+    unit = w.get("unit") or "ft3/s"
+    i = [r["return_period"] for r in w["rows"]].index(row["return_period"])
+    wsteps = [k for k in at_T if k.get("method") == "weighted"]
+    moved = [k for k in at_T if k.get("method") == "area_ratio"]
+    pick = moved[0] if moved else (wsteps[0] if wsteps else None)
+    if pick is None:
+        return None
+    a, r_, x = row["at_site"], row["regression"], row["weighted"]
+    ans = (f"The {T}-year peak flow at {where} is {fmt(x['value'])} {unit}, the Bulletin 17C (chapter 8) weighting of "
+           f"the at-site estimate, {fmt(a['value'])} {unit} (variance of its log {fmt(a['variance_log10'])}), and the "
+           f"USGS regional regression's, {fmt(r_['value'])} {unit} (variance of prediction "
+           f"{fmt(r_['variance_log10'])}), by the inverse of their variances (90 % interval {fmt(x['lower'])} to "
+           f"{fmt(x['upper'])} {unit}).")
+    tr = _payload(run, "area_ratio_transfer")
+    if moved and tr:
+        ans = (f"The {T}-year peak flow at the site is {fmt(pick['value'])} {unit}: the gauge's weighted estimate "
+               f"transferred by the drainage-area ratio {fmt(tr.get('ratio'))} (within 0.5-1.5), the site assumed to "
+               f"lie on the gauged stream. " + ans)
+    elif tr and not tr.get("ok"):
+        ans += f" It is not transferred to the site: {tr.get('reason')}."
+    out = {"answer": ans, "value": pick["value"], "unit": unit, "band": pick.get("band") or {}, "basis": pick["path"],
+           "method": pick["method"], "grade": grade, "grade_reason": why, "quantity": "peak flow",
+           "outside_range": bool(w.get("outside_range")), "indicative": False,
+           "conditions": ["the systematic and historical peaks come from one stationary population",
+                          "the site lies in the region the regression equations were fitted for"]
+           + (["the site lies on the gauged stream"] if moved else []),
+           "what_would_change_it": ["another regional skew (a newer regional study)",
+                                    "basin characteristics measured for the site (a StreamStats report)"],
+           "weighting": {"at_site": a, "regression": r_, "weighted": x, "row": i}}
+    if w.get("outside_range"):
+        out["quantity_gap"] = {"ceiling": "C", "needs": "basin_characteristics",
+                               "why": "a basin characteristic lies outside the range the regression equations were "
+                                      "fitted over"}
+        out["grade_cap"] = "C"
+    return out
+
+
+def _weighted_tables(payload: Mapping[str, Any]) -> list[dict[str, Any]]:
+    rows = []
+    for r in payload.get("rows") or []:
+        for key in ("at_site", "regression", "weighted"):
+            e = r.get(key)
+            if e:
+                rows.append([fmt(r["return_period"]), e["estimate"], fmt(e["value"]), fmt(e.get("variance_log10")),
+                             f"{fmt(e.get('lower'))} to {fmt(e.get('upper'))}" if e.get("lower") else ""])
+    return [{"columns": ["Return period (years)", "Estimate", f"Peak flow ({payload.get('unit') or 'ft3/s'})",
+                         "Variance (log10)", "90 % interval"], "rows": rows,
+             "caption": "At-site, regression and weighted estimates (Bulletin 17C chapter 8)"}]
+
+
+def _transfer_tables(payload: Mapping[str, Any]) -> list[dict[str, Any]]:
+    rows = [[fmt(r["return_period"]), fmt(r["gauge_value"]), fmt(r["exponent"]), fmt(r.get("value"))]
+            for r in payload.get("rows") or []]
+    return [{"columns": ["Return period (years)", "At the gauge", "Area exponent", "At the site"], "rows": rows,
+             "caption": f"Drainage-area-ratio transfer (ratio {fmt(payload.get('ratio'))}, accepted within 0.5-1.5)"}]
+
+
+HARVESTERS.update({"weighted_flood_estimate": _weighted, "area_ratio_transfer": _transfer})
+TABLES.update({"weighted_flood_estimate": _weighted_tables, "area_ratio_transfer": _transfer_tables})

@@ -58,9 +58,10 @@ def test_the_keyless_crew_writes_a_report_from_gated_results(done):
     ws, store = done
     assert ws.status == "done" and ws.run["ok"]
     dec = ws.findings["decision"]
-    # a design flood from daily-mean maxima is graded below A: the decision needs the instantaneous peak
-    assert dec["grade"] == "B" and dec["unit"] == "m3/s" and dec["basis"].startswith("s3.fits.")
-    assert dec["quantity"] == "maximum daily-mean flow" and "instantaneous peak" in dec["grade_reason"]
+    # a U.S. gauge with daily means only: the headline is an indicative peak (Fuller 1914), graded C at most; the
+    # daily-mean fit (s3) supports it
+    assert dec["grade"] == "C" and dec["unit"] == "ft3/s" and dec["basis"].startswith("s6.fits.fuller_indicative.")
+    assert dec["quantity"] == "peak flow" and dec["indicative"] is True and "indicative" in dec["grade_reason"]
     assert ws.critique["ok"] and ws.report["critique_ok"] and ws.report["final_check"]["ok"]
     ids = [s["id"] for s in ws.report["sections"]]
     assert ids == ["summary", "problem", "site_data", "methodology", "results", "limitations", "recommendations",

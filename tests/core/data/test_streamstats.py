@@ -58,7 +58,7 @@ def test_an_uploaded_report_feeds_the_regression():
     ds = ingest("flat_brook_streamstats.csv", REPORT.encode("utf-8"))
     assert ds["layout"] == "streamstats" and ds["variables"] == []
     rep = ds["basin_characteristics"]
-    out = nss_peak_regression(rep["state"], rep["characteristics"], region=rep["regions"][0], return_periods=[100])
+    out = nss_peak_regression(rep["characteristics"], region=rep["regions"][0], state=rep["state"], return_periods=[100])
     # the report's region name maps to NSS's GC1259; the 100-year peak is the NJ test's hand-worked 5005 ft3/s
     assert out["region"]["code"] == "GC1259"
     assert out["fits"]["nss_regression"]["return_levels"][0] == pytest.approx(5004.8, rel=1e-4)
