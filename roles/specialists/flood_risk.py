@@ -514,11 +514,20 @@ def _peak_decision(T: Any, rows: Sequence[Mapping[str, Any]], daily: Sequence[Ma
                f"design: the site's basin characteristics for the USGS regression equations of {state} "
                f"({_state_variables(state)}), in a StreamStats basin-characteristics report or in words, or the gauge's "
                "annual peak record would firm it up.")
-        gap = {"ceiling": "C", "needs": "basin_characteristics",
+        gap = {"ceiling": "C", "needs": "peak_discharge",
                "why": "the peak is indicative: Fuller's (1914) average peak-to-daily ratio on the maximum daily mean flow"}
         changes = [f"the site's basin characteristics for the USGS regression equations of {state} (a StreamStats "
                    "basin-characteristics report)", "the gauge's instantaneous annual peak record (Bulletin 17C)"]
-    out.update(answer=ans + support, quantity_gap=gap, what_would_change_it=changes,
+    am = _payload(run, "annual_maxima") or {}
+    wy = am.get("water_years") or []
+    period = None
+    if wy:
+        st = am.get("station") or {}
+        period = {"start": min(wy), "end": max(wy), "variable": "discharge",
+                  "station": st.get("station_id") if isinstance(st, Mapping) else None}
+        support += (f" The daily-mean fits rest on the {am.get('n_years')} water-year maxima of the daily mean flow, "
+                    f"{min(wy)} to {max(wy)}.")
+    out.update(answer=ans + support, quantity_gap=gap, what_would_change_it=changes, record_period=period,
                conditions=["the gauge's catchment represents the site", "the annual floods are stationary"]
                + (["Fuller's average ratio holds for this catchment"] if pick["method"] == "fuller_indicative" else
                   ["the site lies in the region the equations were fitted for"]))
