@@ -86,3 +86,20 @@ def test_under_yes_the_cli_headline_is_the_indicative_peak(tmp_path):
     from roles.specialists.common import fmt
 
     assert f"indicatively {fmt(d['value'])} ft3/s" in report and "Fuller, W.E. (1914)" in report
+
+
+def test_characteristics_said_at_the_plan_review_replan_with_the_regression(tmp_path):
+    with Studio(*FLAT_BROOK, checkpointer=f"sqlite:///{tmp_path / 'cp.sqlite'}") as s:
+        first = s.say("Design flow for a road crossing, 100-year")
+        assert [st["tool"] for st in first.payload["study"]["steps"]][-1] == "indicative_peak"
+        again = s.say("Basin characteristics: DRNAREA 64.0, STORAGE 2.9, CSL10_85 20.0, POPDENS 40.0; Valley and "
+                      "Ridge region.")
+        assert again.kind == "plan"
+        assert [st["tool"] for st in again.payload["study"]["steps"]][-1] == "nss_peak_regression"
+
+
+def test_a_characteristic_outside_the_fitted_range_caps_the_grade(tmp_path):
+    _plan, _r, ws = _run(tmp_path, CHARS.replace("POPDENS 40.0", "POPDENS 20.0"))  # the region's range is 35-1493
+    d = ws["findings"]["decision"]
+    assert d["method"] == "nss_regression" and d["outside_range"] is True and d["grade"] >= "C"
+    assert "POPDENS lies outside the range the equations were fitted over" in d["answer"]
