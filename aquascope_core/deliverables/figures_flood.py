@@ -91,7 +91,8 @@ def annual_maxima(payload: Mapping[str, Any], context: Mapping[str, Any]) -> tup
     trend_ = tested.get("trend") if isinstance(tested.get("trend"), Mapping) else {}
     tnote = _trend_line(ax, trend_, [float(y) for y in years]) if trend_ else ""
     basis = payload.get("label") or payload.get("basis") or ""
-    ax.set_ylabel(unit_label(payload.get("unit"), "Annual maximum discharge"))
+    daily = "daily mean" in str(basis)  # a daily-mean maximum is not a peak (issue 19, item 7)
+    ax.set_ylabel(unit_label(payload.get("unit"), "Maximum daily mean flow" if daily else "Annual maximum discharge"))
     ax.set_xlabel("Water year" if payload.get("water_years") else "Year")
     ax.set_ylim(bottom=0)
     legend_outside(ax)
@@ -186,7 +187,8 @@ def frequency_curve(payload: Mapping[str, Any], context: Mapping[str, Any]) -> t
     if finite and max(finite) / min(finite) > 20:
         plain_log(ax)
     set_return_period_axis(ax, t_max)
-    ax.set_ylabel(unit_label(unit, "Peak discharge"))
+    ax.set_ylabel(unit_label(unit, "Maximum daily mean flow" if "daily mean" in str(payload.get("basis") or "")
+                             else "Peak discharge"))
     legend_outside(ax, ncol=2)
     pp = ("Hirsch-Stedinger plotting positions for the historical record" if record_years
           else "Cunnane plotting positions")

@@ -19,20 +19,26 @@ DEFAULT_RETURN_PERIODS = (2, 5, 10, 25, 50, 100, 200, 500, 1000)
 def flood_frequency(values: Sequence[float], unit: str | None = None,
                     return_periods: Sequence[int] = DEFAULT_RETURN_PERIODS,
                     distributions: Sequence[str] = ("gev_lmoments", "lp3_moments"), n_bootstrap: int = 1000,
-                    confidence: float = 0.90, seed: int = 20240601) -> dict[str, Any]:
-    """Fit the named distributions to annual maxima; return levels with parametric bootstrap bands."""
+                    confidence: float = 0.90, seed: int = 20240601, basis: str | None = None) -> dict[str, Any]:
+    """Fit the named distributions to annual maxima; return levels with parametric bootstrap bands.
+
+    ``basis`` says what the maxima are (for example "water-year maximum of the daily mean flow"); it travels
+    with the payload so the figures name the quantity (a daily-mean maximum is not a peak)."""
     from aquascope_core.methods import flood_frequency as ffa
 
     out = ffa.flood_frequency(list(values), return_periods=tuple(return_periods), distributions=tuple(distributions),
                               n_bootstrap=n_bootstrap, confidence=confidence, seed=seed, unit=unit)
     payload = {k: v for k, v in out.items() if k != "meta"}
     payload.setdefault("n_years", payload.get("n"))
+    if basis:
+        payload["basis"] = str(basis)
     fits = payload.get("fits", {})
     good = [k for k, f in fits.items() if f.get("ok")]
     payload["summary"] = (f"{len(good)} of {len(fits)} fits succeeded ({', '.join(good) or 'none'}) "
                           f"on {payload.get('n')} annual maxima")
     params = {"values": values, "unit": unit, "return_periods": list(return_periods),
-              "distributions": list(distributions), "n_bootstrap": n_bootstrap, "confidence": confidence, "seed": seed}
+              "distributions": list(distributions), "n_bootstrap": n_bootstrap, "confidence": confidence, "seed": seed,
+              "basis": basis}
     from aquascope_core.result import resolved_parameters
 
     return finish(payload, "flood_frequency", resolved_parameters(flood_frequency, kwargs=params),
@@ -298,7 +304,8 @@ SPECS = [
         arguments={"values": "the annual maxima (a list of numbers, or a {{ result.sN.values }} reference)",
                    "unit": "the unit of the values", "return_periods": "return periods in years",
                    "distributions": "fits to make (registry ids)", "n_bootstrap": "parametric bootstrap resamples",
-                   "confidence": "confidence level of the bands", "seed": "random seed of the bootstrap"},
+                   "confidence": "confidence level of the bands", "seed": "random seed of the bootstrap",
+                   "basis": "what the maxima are (e.g. the annual_maxima result's label); named on the figures"},
     ),
     ToolSpec(
         id="trend_test",
