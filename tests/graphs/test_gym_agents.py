@@ -72,7 +72,7 @@ def _report_path(outcome) -> Path:
 def test_a_delivered_report_scores_clean_and_a_tampered_one_does_not(delivered):
     row = score(FLOOD, delivered)
     assert row["correct"] and row["gates_ok"] and row["faithful"] and row["critique_clean"] and row["sections_ok"]
-    assert row["grade"] == "B" and row["grade_ok"] and row["tokens"] == 0  # B: a design peak from daily means
+    assert row["grade"] == "C" and row["grade_ok"] and row["tokens"] == 0  # C: an indicative peak from daily means
     assert row["figures"]["shown"] >= 3 and not row["figures"]["missing"]  # every figure the report shows exists
     assert row["numbers_checked"] > 100  # the prose and every table of the report file, not a token sample
     path = _report_path(delivered)
