@@ -108,8 +108,9 @@ def test_gates_dropped_or_loosened_grades_above_the_ceiling_and_wrong_declines(d
     row = score(FLOOD, {**delivered, "study": study})
     assert row["gates_ok"] is False and "gates missing or changed" in row["gate_problems"][0]
 
-    capped = type(FLOOD).from_dict({**FLOOD.to_dict(), "key": {**FLOOD.key, "ceiling": "C"}})
-    assert score(capped, delivered)["grade_ok"] is False  # the report claims A where the evidence supports C
+    # the report grades Flat Brook's indicative peak C: a key that supports no grade finds it claims too much
+    capped = type(FLOOD).from_dict({**FLOOD.to_dict(), "key": {**FLOOD.key, "ceiling": "not established"}})
+    assert score(capped, delivered)["grade_ok"] is False
 
     wrong = score(FLOOD, {**delivered, "declined": True, "workspace": None})
     assert not wrong["correct"] and not wrong["decline_ok"] and wrong["gates_ok"] is None
