@@ -40,6 +40,7 @@ TOOL_MODULES = (
     "supply",
     "water_quality",
     "site",
+    "regression",  # U.S. regional peak flows (NSS regression, weighting, transfer, daily-to-peak)
 )
 
 

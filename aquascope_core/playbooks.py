@@ -522,6 +522,10 @@ def _branch_steps(branch: Mapping[str, Any], scope: Mapping[str, Any], ctx: Mapp
     steps: list[Step] = []
     dropped: set[str] = set()
     for raw in branch["steps"]:
+        if raw.get("when") and not _holds(raw["when"], scope):
+            continue  # a step for some sites of the branch only (its own ``when``, like a branch's)
+        if raw.get("ask"):  # data the step would do better with, asked in the plan (approving it goes on without)
+            notes.append(render(raw["ask"], scope))
         local = dict(scope)
         if raw.get("station_variable"):
             st = _nearest_station(scope, raw["station_variable"])
@@ -533,7 +537,7 @@ def _branch_steps(branch: Mapping[str, Any], scope: Mapping[str, Any], ctx: Mapp
                     continue
                 raise DeclinedError(f"The plan needs a station with {raw['station_variable']} and none is within reach.")
             local["station"] = st
-        step = Step.from_dict(render(raw, local))
+        step = Step.from_dict(render({k: v for k, v in raw.items() if k not in ("when", "ask")}, local))
         step.outputs = step_outputs(step.tool, step.outputs)
         step.depends_on = [d for d in step.depends_on if d not in dropped]
         if any(d in dropped for d in raw.get("depends_on", []) or []):

@@ -18,7 +18,7 @@ from aquascope_core.errors import InputError
 from aquascope_core.request_checks import describe as describe_values
 from aquascope_core.request_checks import meaningless_values
 from aquascope_core.workspace import Workspace
-from roles import questions as parts_of, reading, uploads
+from roles import basin, questions as parts_of, reading, uploads
 
 __all__ = ["consultant", "choose_playbook", "read_intake", "consultant_payload", "JUST_GO"]
 
@@ -205,6 +205,8 @@ _READERS = {
     "planting_month": _planting_month,
     "application_efficiency": lambda low: _share(low, "efficien"),
     "reliability_target": _reliability_pct,
+    "basin_characteristics": basin.read_characteristics,  # the USGS regression's inputs (flood_risk)
+    "nss_region": basin.read_region,
 }
 
 
@@ -310,6 +312,8 @@ def consultant(ws: Workspace, text: str | None = None, *, answers: Mapping[str, 
         return _decline(ws, text, unread_decline(text))
     pb = playbooks.load(playbook_id)
     stated = {**(prior.get("intake_stated") or {}), **read_intake(playbook_id, text), **dict(ws.request.get("intake") or {})}
+    if any(q["name"] == "basin_characteristics" for q in pb.get("intake", [])):  # a StreamStats report uploaded
+        stated = {**basin.intake_from_tables(ws.tables), **stated}
     just_go = False
     if isinstance(answers, str):
         if answers.strip().lower() in JUST_GO:

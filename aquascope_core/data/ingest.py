@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from aquascope_core import limits
-from aquascope_core.data import _tables, peakfq_files
+from aquascope_core.data import _tables, peakfq_files, streamstats
 from aquascope_core.data.base import (
     Source,
     list_gaps,
@@ -181,6 +181,11 @@ def ingest(name: str, content: bytes | str | pathlib.Path | pd.DataFrame, *, val
         prov = source_row("upload", dataset=f"{name} (uploaded {peakfq_kind}{', ' + filename if filename else ''}; "
                                              f"sha256 {original['sha256'][:12]})", accessed=ingested)
         return peakfq_files.upload_dataset(name, peakfq_kind, raw, filename, original, ingested, prov)
+    if raw is not None and fmt != "xlsx" and streamstats.sniff(raw):  # a StreamStats basin-characteristics report
+        report = streamstats.read_report(raw)
+        return {"name": name, "kind": "upload", "format": "streamstats", "layout": "streamstats", "columns": [],
+                "questions": [], "warnings": [], "variables": [], "series": {}, "unit": None, "resolution": None,
+                "period": None, "gaps": None, "original": original, "ingested": utc_now(), "basin_characteristics": report}
     warnings: list[str] = []
     if fmt == "dataframe":
         table = _tables.frame_table(frame)

@@ -132,6 +132,7 @@ FAMILIES = (
     "regionalisation",
     "supply",
     "water_quality",
+    "regression",  # U.S. regional peak flows: NSS regression, weighting, transfer, daily-to-peak
 )
 
 

@@ -38,6 +38,7 @@ def table_entry(name: str, content: Any, **options: Any) -> dict[str, Any]:
                       for v in ds["variables"]],
         "questions": list(ds.get("questions") or []),
         "warnings": list(ds.get("warnings") or []),
+        **({"basin_characteristics": ds["basin_characteristics"]} if ds.get("basin_characteristics") else {}),
     }
 
 

@@ -21,11 +21,13 @@ def flood_frequency(values: Sequence[float], unit: str | None = None,
                     return_periods: Sequence[int] = DEFAULT_RETURN_PERIODS,
                     distributions: Sequence[str] = ("gev_lmoments", "lp3_moments"), n_bootstrap: int = 1000,
                     confidence: float = 0.90, seed: int = 20240601,
-                    station: dict[str, Any] | None = None) -> dict[str, Any]:
+                    station: dict[str, Any] | None = None, basis: str | None = None) -> dict[str, Any]:
     """Fit the named distributions to annual maxima; return levels with parametric bootstrap bands.
 
     ``station`` (the ``station`` block of the step that gave the maxima) is carried into the payload, so the
-    result says whose maxima it fitted (and the report states its flows in the units of the gauge's country)."""
+    result says whose maxima it fitted (and the report states its flows in the units of the gauge's country).
+    ``basis`` says what the maxima are (for example "water-year maximum of the daily mean flow"); it travels
+    with the payload so the figures name the quantity (a daily-mean maximum is not a peak)."""
     from aquascope_core.methods import flood_frequency as ffa
 
     out = ffa.flood_frequency(list(values), return_periods=tuple(return_periods), distributions=tuple(distributions),
@@ -34,13 +36,15 @@ def flood_frequency(values: Sequence[float], unit: str | None = None,
     payload.setdefault("n_years", payload.get("n"))
     if station:
         payload["station"] = dict(station)
+    if basis:
+        payload["basis"] = str(basis)
     fits = payload.get("fits", {})
     good = [k for k, f in fits.items() if f.get("ok")]
     payload["summary"] = (f"{len(good)} of {len(fits)} fits succeeded ({', '.join(good) or 'none'}) "
                           f"on {payload.get('n')} annual maxima")
     params = {"values": values, "unit": unit, "return_periods": list(return_periods),
               "distributions": list(distributions), "n_bootstrap": n_bootstrap, "confidence": confidence, "seed": seed,
-              "station": station}
+              "station": station, "basis": basis}
     from aquascope_core.result import resolved_parameters
 
     return finish(payload, "flood_frequency", resolved_parameters(flood_frequency, kwargs=params),
@@ -292,6 +296,7 @@ SPECS = [
                    "distributions": "fits to make (registry ids)", "n_bootstrap": "parametric bootstrap resamples",
                    "confidence": "confidence level of the bands", "seed": "random seed of the bootstrap",
                    "station": "the station block of the maxima's step ({{ result.sN.station }}), optional"},
+                   "basis": "what the maxima are (e.g. the annual_maxima result's label); named on the figures"},
     ),
     ToolSpec(
         id="trend_test",

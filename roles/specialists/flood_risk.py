@@ -122,6 +122,14 @@ def decide(brief: Mapping[str, Any], study: Mapping[str, Any], run: Mapping[str,
     branch = (study.get("plan") or {}).get("branch") or "at_site"
     if branch == "regional":
         return _regional_decision(T, at_T[0], grade, why, run, brief, us_study(study, brief))
+    if branch == "bulletin17c" and any(k.get("method") in _WEIGHTED_METHODS for k in at_T):
+        weighted = _weighted_decision(T, at_T, grade, why, run, study)
+        if weighted is not None:
+            return weighted
+    peaks = [k for k in at_T if k.get("method") in _PEAK_METHODS]  # a U.S. peak beside a daily-mean fit
+    if peaks and branch in _DAILY and not _needs_daily(brief):
+        peaks.sort(key=lambda k: list(_PEAK_METHODS).index(k["method"]))
+        return _peak_decision(T, peaks, [k for k in at_T if k not in peaks], grade, why, run, study)
     # the design value: the larger central estimate of the fits that passed (conservative for design)
     pick = max(at_T, key=lambda k: k["value"])
     others = [k for k in at_T if k is not pick]
@@ -270,7 +278,13 @@ def recommendations(run: Mapping[str, Any], decision: Mapping[str, Any]) -> list
     recs: list[str] = []
     results = run.get("results") or {}
     daily = any(r.get("tool") in ("annual_maxima", "regional_index_flood") for r in results.values())
-    if decision.get("value") is not None and daily:
+    if decision.get("method") == "fuller_indicative":
+        recs.append("Bring the site's basin characteristics (a StreamStats basin-characteristics report) or the gauge's "
+                    "annual peak record before sizing the crossing: the indicative peak is not for design.")
+    elif decision.get("method") == "nss_regression":
+        recs.append("Bring the gauge's annual peak record: Bulletin 17C weights its estimate with the regression's "
+                    "(chapter 8), which narrows the interval.")
+    elif decision.get("value") is not None and daily:
         recs.append("Scale the daily-mean design value to an instantaneous peak with a peak-to-daily ratio from the "
                     "gauge's annual peak record before sizing the crossing.")
     if decision.get("method") == "regional_index_flood":
@@ -411,3 +425,13 @@ def _regional_index_flood_tables(payload: Mapping[str, Any]) -> list[dict[str, A
 TABLES = {"flood_frequency": _flood_frequency_tables, "annual_maxima": _annual_maxima_tables,
           "bulletin17c_ema": _bulletin17c_tables, "annual_maximum_series": _annual_maximum_series_tables,
           "regional_index_flood": _regional_index_flood_tables}
+
+
+
+# -- U.S. peaks (issue 19): the regression, the indicative peak, the Bulletin 17C ch. 8 weighting (flood_peaks) --
+from roles.specialists import flood_peaks as _peaks  # noqa: E402 - its helpers read this module's LABELS
+
+_PEAK_METHODS, _WEIGHTED_METHODS = _peaks.PEAK_METHODS, _peaks.WEIGHTED_METHODS
+_peak_decision, _weighted_decision = _peaks.peak_decision, _peaks.weighted_decision
+HARVESTERS.update(_peaks.HARVESTERS)
+TABLES.update(_peaks.TABLES)

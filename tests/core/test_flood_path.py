@@ -50,7 +50,9 @@ def test_recon_refuses_a_point_off_the_globe(lat, lon, arg):
 def test_plan_fills_the_at_site_branch_and_validates(recon):
     study = playbooks.plan("flood_risk", recon, {"return_period": 100})
     assert study.version == 3 and study.plan["branch"] == "at_site" and study.plan["author"] == "playbook"
-    assert [s.tool for s in study.steps] == ["station_record", "annual_maxima", "flood_frequency", "trend_test"]
+    # a U.S. gauge with a daily record only: the indicative peak (Fuller 1914) follows the daily-mean fit
+    assert [s.tool for s in study.steps] == ["station_record", "annual_maxima", "flood_frequency", "trend_test",
+                                             "indicative_peak"]
     s3 = study.step("s3")
     assert s3.arguments["values"] == "{{ result.s2.values }}" and 100 in s3.arguments["return_periods"]
     assert s3.expects[0]["return_period"] == 100 and study.plan["methodology"] and study.plan["citations"]
@@ -123,7 +125,7 @@ def flood_run(recon):
 
 def test_the_flood_study_runs_with_every_gate_recorded(flood_run):
     study, run = flood_run
-    assert run.ok and run.summary["ok"] == 4
+    assert run.ok and run.summary["ok"] == 5
     s3 = run.results["s3"].payload
     i = s3["return_periods"].index(100)
     gev, lp3 = s3["fits"]["gev_lmoments"], s3["fits"]["lp3_moments"]
@@ -165,7 +167,7 @@ def test_verify_matches_numbers_at_their_written_precision():
 
 def test_plan_branch_prefixes_ids_and_rewrites_references(recon):
     steps = playbooks.plan_branch("flood_risk", recon, {"return_period": 100}, "at_site", prefix="alt")
-    assert [s.id for s in steps] == ["alt_s1", "alt_s2", "alt_s3", "alt_s4"]
+    assert [s.id for s in steps] == ["alt_s1", "alt_s2", "alt_s3", "alt_s4", "alt_s6"]
     s3 = steps[2]
     assert s3.depends_on == ["alt_s2"] and s3.arguments["values"] == "{{ result.alt_s2.values }}"
     study = Study.from_dict({"version": 3, "steps": [s.to_dict() for s in steps]})

@@ -34,7 +34,7 @@ def test_flood_study_and_replay(tmp_path):
 @pytest.mark.slow
 def test_fork_and_sensitivity(tmp_path):
     out = run_example("fork_and_sensitivity.py", str(tmp_path / "out"), cwd=tmp_path).stdout
-    assert "waits for approve_plan" in out and "The 200-year maximum daily-mean flow" in out
+    assert "waits for approve_plan" in out and "The 200-year peak flow" in out
     assert "record excluded" in out and "confidence level" in out
     assert "## Sensitivity" in (tmp_path / "out" / "report.md").read_text()
 
@@ -43,7 +43,7 @@ def test_fork_and_sensitivity(tmp_path):
 @pytest.mark.server
 def test_mcp_client(tmp_path):
     out = run_example("mcp_client.py", str(tmp_path / "files"), cwd=tmp_path).stdout
-    assert "plan for study st-" in out and "The 100-year maximum daily-mean flow" in out
+    assert "plan for study st-" in out and "The 100-year peak flow at Flat Brook" in out
     assert "'error'" in out and "'recovery'" in out and "lat=95" in out
     assert (tmp_path / "files" / "report.md").is_file()
 

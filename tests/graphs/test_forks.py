@@ -43,13 +43,13 @@ def test_a_fork_is_a_new_study_whose_report_follows_the_fork(finished, tmp_path)
     plan = ws.study["plan"]
     assert plan["parent"]["study"] == finished.id
     assert plan["objective"].startswith("Estimate the 200-year flood")
-    assert "The 200-year maximum daily-mean flow" in ws.report["answer"].split(". ", 1)[1][:40] and "200-year" in ws.report["title"] + plan["objective"]
+    assert "The 200-year peak flow" in ws.report["answer"] and "200-year" in ws.report["title"] + plan["objective"]
     assert [d["kind"] for d in plan["decisions"]] == ["fork", "edit"]  # the parent's accept came after the plan
     assert plan["decisions"][0]["by"] == "ana" and plan["decisions"][0]["parent"] == finished.id
     # the parent is untouched and the fork's files are its own
-    assert "The 100-year maximum daily-mean flow" in finished.workspace().report["answer"]
+    assert "The 100-year peak flow" in finished.workspace().report["answer"]
     paths = fork.export(tmp_path / "fork-out")
-    assert "The 200-year maximum daily-mean flow" in (tmp_path / "fork-out" / "report.md").read_text()
+    assert "The 200-year peak flow" in (tmp_path / "fork-out" / "report.md").read_text()
     assert fork.id in fork.artifact_root and fork.artifact_root != finished.artifact_root and paths
     # a fork from a checkpoint that waits for nothing runs on from there
     after_plan = next(r for r in finished.history() if r["next"] == ["interpreter"])

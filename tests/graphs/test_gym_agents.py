@@ -72,7 +72,7 @@ def _report_path(outcome) -> Path:
 def test_a_delivered_report_scores_clean_and_a_tampered_one_does_not(delivered):
     row = score(FLOOD, delivered)
     assert row["correct"] and row["gates_ok"] and row["faithful"] and row["critique_clean"] and row["sections_ok"]
-    assert row["grade"] == "B" and row["grade_ok"] and row["tokens"] == 0  # B: a design peak from daily means
+    assert row["grade"] == "C" and row["grade_ok"] and row["tokens"] == 0  # C: an indicative peak from daily means
     assert row["figures"]["shown"] >= 3 and not row["figures"]["missing"]  # every figure the report shows exists
     assert row["numbers_checked"] > 100  # the prose and every table of the report file, not a token sample
     path = _report_path(delivered)
@@ -108,8 +108,9 @@ def test_gates_dropped_or_loosened_grades_above_the_ceiling_and_wrong_declines(d
     row = score(FLOOD, {**delivered, "study": study})
     assert row["gates_ok"] is False and "gates missing or changed" in row["gate_problems"][0]
 
-    capped = type(FLOOD).from_dict({**FLOOD.to_dict(), "key": {**FLOOD.key, "ceiling": "C"}})
-    assert score(capped, delivered)["grade_ok"] is False  # the report claims A where the evidence supports C
+    # the report grades Flat Brook's indicative peak C: a key that supports no grade finds it claims too much
+    capped = type(FLOOD).from_dict({**FLOOD.to_dict(), "key": {**FLOOD.key, "ceiling": "not established"}})
+    assert score(capped, delivered)["grade_ok"] is False
 
     wrong = score(FLOOD, {**delivered, "declined": True, "workspace": None})
     assert not wrong["correct"] and not wrong["decline_ok"] and wrong["gates_ok"] is None

@@ -66,7 +66,7 @@ def test_a_chat_message_starts_a_study(crew):
     assert snap.values["brief"]["intake"]["return_period"] == 100
     out = graph.invoke(Command(resume=[{"type": "accept", "args": None}]), cfg, context=ctx)
     assert set(out) <= {"id", "status", "answer", "title", "artifacts", "report", "messages"}
-    assert out["status"] == "done" and "100-year maximum daily-mean flow" in out["answer"] and out["title"].startswith("Design flood")
+    assert out["status"] == "done" and "100-year peak flow at Flat Brook" in out["answer"] and out["title"].startswith("Design flood")
 
 
 def test_response_forms():
@@ -98,7 +98,7 @@ def test_inbox_edit_of_the_study_changes_the_run_and_its_text(crew):
     assert plan["objective"].startswith("Estimate the 200-year flood") and plan["edited_by"] == "reviewer"
     assert any("n_bootstrap 1000 -> 300" in m for m in plan["methodology"])
     assert values["brief"]["intake"]["return_period"] == 200
-    assert "The 200-year maximum daily-mean flow" in values["report"]["answer"]
+    assert "The 200-year peak flow" in values["report"]["answer"]
     edits = [d for d in plan["decisions"] if d["kind"] == "edit"]
     assert edits and edits[0]["by"] == "ana" and edits[0]["at"]
     assert any(c.get("field") == "arguments.n_bootstrap" and c["to"] == 300 for c in edits[0]["changes"])

@@ -107,7 +107,7 @@ def test_the_crew_under_langgraph_dev(tmp_path):
                                  timeout=240)
     assert example.returncode == 0, example.stderr[-3000:]
     assert "waiting for: approve_plan" in example.stdout and "[methodologist] plan" in example.stdout
-    assert "answer: The 100-year maximum daily-mean flow" in example.stdout and "fork answer: The 200-year maximum daily-mean flow" in example.stdout
+    assert "answer: The 100-year peak flow" in example.stdout and "fork answer: The 200-year peak flow" in example.stdout
     assert not (tmp_path / ".langgraph_api").exists() or (tmp_path / ".langgraph_api").is_dir()
     schemas = seen["schemas"]
     assert schemas["input_schema"] and schemas["output_schema"]
@@ -119,11 +119,11 @@ def test_the_crew_under_langgraph_dev(tmp_path):
     assert seen["t1_plan"]["action_request"]["action"] == "approve_plan"
     assert set(seen["t1_plan"]["config"]) == {"allow_accept", "allow_edit", "allow_respond", "allow_ignore"}
     t1 = seen["t1"]
-    assert t1["status"] == "done" and t1["site"] == SITE and "The 100-year maximum daily-mean flow" in t1["answer"]
+    assert t1["status"] == "done" and t1["site"] == SITE and "The 100-year peak flow" in t1["answer"]
     # the inbox edits: answers taken, the edited plan is what ran
     assert seen["t2_questions"]["action_request"]["action"] == "answer_questions"
     t2 = seen["t2"]
-    assert t2["brief"]["intake"]["return_period"] == 50 and "The 50-year maximum daily-mean flow" in t2["answer"]
+    assert t2["brief"]["intake"]["return_period"] == 50 and "The 50-year peak flow" in t2["answer"]
     assert t2["run"]["results"]["s3"]["payload"]["fits"]["gev_lmoments"]["ci"]["n_resamples"] == 200
     assert [d["kind"] for d in t2["study"]["plan"]["decisions"]] == ["answer", "edit"]
     # words, then a decline
@@ -133,6 +133,6 @@ def test_the_crew_under_langgraph_dev(tmp_path):
     # the fork from history ran on with the edit
     fork = seen["fork"]
     assert seen["fork_waits"] == "approve_plan"
-    assert fork["status"] == "done" and "The 200-year maximum daily-mean flow" in fork["answer"]
+    assert fork["status"] == "done" and "The 200-year peak flow" in fork["answer"]
     assert fork["study"]["plan"]["objective"].startswith("Estimate the 200-year flood")
     assert seen["history_after"] > seen["history_before"]

@@ -66,7 +66,7 @@ def test_cli_stops_at_the_plan_and_resumes_from_a_new_process_on_postgres(postgr
     with Studio.resume(study_id, checkpointer=postgres_url, artifact_root=tmp_path / "art" / study_id / "artifacts") as s:
         assert s.status == "done"
         fork = s.fork(edits={"intake": {"return_period": 50}})
-        assert fork.status == "done" and "The 50-year maximum daily-mean flow" in fork.workspace().report["answer"]
+        assert fork.status == "done" and "The 50-year peak flow" in fork.workspace().report["answer"]
         assert fork.workspace().study["plan"]["parent"]["study"] == study_id
 
 

@@ -58,10 +58,11 @@ def test_the_keyless_crew_writes_a_report_from_gated_results(done):
     ws, store = done
     assert ws.status == "done" and ws.run["ok"]
     dec = ws.findings["decision"]
-    # a design flood from daily-mean maxima is not for design (C): the decision needs the instantaneous peak
-    assert dec["grade"] == "C" and dec["unit"] == "m3/s" and dec["basis"].startswith("s3.fits.")
-    assert dec["answer"].startswith("Not for design: the decision needs the instantaneous peak")
-    assert dec["quantity"] == "maximum daily-mean flow" and "instantaneous peak" in dec["grade_reason"]
+    # a U.S. gauge with daily means only: the headline is an indicative peak (Fuller 1914), graded C at most; the
+    # daily-mean fit (s3) supports it
+    assert dec["grade"] == "C" and dec["unit"] == "ft3/s" and dec["basis"].startswith("s6.fits.fuller_indicative.")
+    assert dec["answer"].startswith("Not for design:")
+    assert dec["quantity"] == "peak flow" and dec["indicative"] is True and "indicative" in dec["grade_reason"]
     assert ws.critique["ok"] and ws.report["critique_ok"] and ws.report["final_check"]["ok"]
     ids = [s["id"] for s in ws.report["sections"]]
     assert ids == ["summary", "problem", "site_data", "methodology", "results", "limitations", "recommendations",
@@ -109,7 +110,8 @@ def test_a_failed_gate_is_listed_as_not_established(tmp_path):
     assert ws.run["results"]["s3"]["status"] == "failed"
     assert ws.findings["decision"]["grade"] == "not established" and ws.findings["decision"]["value"] is None
     ne = ws.report["not_established"]
-    assert [n["step"] for n in ne] == ["s3"] and "spread_within" in ne[0]["reason"]
+    # the indicative peak (s6) converts s3's quantiles, so it is not established with it
+    assert [n["step"] for n in ne] == ["s3", "s6"] and "spread_within" in ne[0]["reason"]
     # no number from the failed fit reaches the report's summary
     summary = ws.report["sections"][0]["text"]
     assert "not established" in summary and "m3/s by the" not in summary
@@ -194,7 +196,7 @@ def test_a_branch_fallback_replans_that_branch_once(tmp_path):
     analysts(ws)
     res = ws.run["results"]
     assert res["s3"]["status"] == "failed" and res["s3"]["replaced_by"] == [
-        "s3_at_site_s1", "s3_at_site_s2", "s3_at_site_s3", "s3_at_site_s4"]
+        "s3_at_site_s1", "s3_at_site_s2", "s3_at_site_s3", "s3_at_site_s4", "s3_at_site_s6"]
     assert res["s3_at_site_s3"]["status"] == "ok"
     assert res["s3_at_site_s3"]["arguments"]["values"] == res["s3_at_site_s2"]["payload"]["values"]
     assert any("the at_site branch ran in its place" in n for n in ws.study["plan"]["notes"])
