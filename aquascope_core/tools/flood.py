@@ -295,7 +295,7 @@ SPECS = [
                    "unit": "the unit of the values", "return_periods": "return periods in years",
                    "distributions": "fits to make (registry ids)", "n_bootstrap": "parametric bootstrap resamples",
                    "confidence": "confidence level of the bands", "seed": "random seed of the bootstrap",
-                   "station": "the station block of the maxima's step ({{ result.sN.station }}), optional"},
+                   "station": "the station block of the maxima's step ({{ result.sN.station }}), optional",
                    "basis": "what the maxima are (e.g. the annual_maxima result's label); named on the figures"},
     ),
     ToolSpec(
