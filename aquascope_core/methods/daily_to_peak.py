@@ -59,6 +59,8 @@ def indicative_peaks(values: Sequence[float], area_km2: float, unit: str | None 
         raise InputError.bad_value("return_periods", list(return_periods), "one return period per value")
     r = fuller_ratio(area_km2)
     payload = {"method": "fuller_peak_ratio", "ok": True, "indicative": True, "grade_cap": GRADE_CAP,
+               "flag_reason": ("the peak is indicative: Fuller's (1914) average peak-to-daily ratio on the maximum "
+                               "daily mean flow"),
                "ratio": r, "area_km2": float(area_km2), "area_mi2": float(area_km2) * _MI2_PER_KM2, "unit": unit,
                "daily_mean_values": vals, "values": [v * r for v in vals],
                "return_periods": None if return_periods is None else [float(t) for t in return_periods],

@@ -146,8 +146,8 @@ def peak_decision(T: Any, rows: Sequence[Mapping[str, Any]], daily: Sequence[Map
                + (f" (band {band_text(b, unit)})" if b.get("lower") is not None else "")
                + f": the GEV (L-moments) fit's {T}-year maximum daily mean flow of the gauge's daily record{base}, "
                f"times {PEAK_METHODS['fuller_indicative']}, {fmt(p.get('ratio'))} for {fmt(p.get('area_km2'))} km2. "
-               "It is indicative, graded C at most, not for "
-               f"design: the site's basin characteristics for the USGS regression equations of {state} "
+               f"It is indicative (graded C at most): the site's basin characteristics for the USGS regression "
+               f"equations of {state} "
                f"({_state_variables(state)}), in a StreamStats basin-characteristics report or in words, or the gauge's "
                "annual peak record would firm it up.")
         gap = {"ceiling": "C", "needs": "peak_discharge",
