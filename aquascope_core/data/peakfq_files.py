@@ -400,7 +400,7 @@ def ema_inputs(station: Mapping[str, Any], specs: Mapping[str, Any] | None = Non
         "perception_thresholds": thresholds,
         "interval_peaks": intervals or None,
         "regional_skew": regional if option != "station" else None,
-        "regional_skew_mse": (se * se) if (se and option == "weighted") else None,
+        "regional_skew_mse": (se * se) if (se and option in ("weighted", "regional")) else None,
         "skew_option": option,
         "skew_weighting": spec.get("weightopt") or "HWN",
         "low_outlier_test": "none" if lotype == "NONE" else "mgbt",

@@ -326,19 +326,20 @@ def skew_mse(groups: Groups, m, rule: str, *, record_cov: np.ndarray | None = No
     return b17b_skew_mse(n_adj, m[2]) / full * site
 
 
-def parameter_cov(groups: Groups, m, regional_skew_mse: float | None, rule: str) -> np.ndarray:
+def parameter_cov(groups: Groups, m, regional_skew_mse: float | None, rule: str, fixed_skew: bool = False
+                  ) -> np.ndarray:
     """Covariance of (M, S2, G) with the skew's share replaced by the weighted or regional skew's.
 
-    ``regional_skew_mse``: None for the at-site skew, 0 for a fixed regional skew, > 0 for the weighted
-    skew ``G_w = w G + (1 - w) G_R``, ``w = MSE_R/(MSE_site + MSE_R)``, so that
-    ``Var(G_w) = w^2 Var(G) + (1 - w)^2 MSE_R``.
+    ``regional_skew_mse``: None for the at-site skew, > 0 for the weighted skew ``G_w = w G + (1 - w) G_R``,
+    ``w = MSE_R/(MSE_site + MSE_R)``, so that ``Var(G_w) = w^2 Var(G) + (1 - w)^2 MSE_R``; with
+    ``fixed_skew`` the regional skew alone (w = 0: Var(G) = MSE_R, 0 for a skew without error).
     """
     mc = (float(m[0]), float(m[1]), max(-_SKEW_MAX_REG, min(_SKEW_MAX_REG, float(m[2]))))
     V = moment_cov(groups, mc)
     if regional_skew_mse is None:
         return V
     r = float(regional_skew_mse)
-    w = r / (skew_mse(groups, mc, rule, record_cov=V) + r) if r > 0 else 0.0
+    w = r / (skew_mse(groups, mc, rule, record_cov=V) + r) if (r > 0 and not fixed_skew) else 0.0
     V[0, 2] = V[2, 0] = w * V[0, 2]
     V[1, 2] = V[2, 1] = w * V[1, 2]
     V[2, 2] = w * w * V[2, 2] + (1.0 - w) ** 2 * r
@@ -349,15 +350,27 @@ def parameter_cov(groups: Groups, m, regional_skew_mse: float | None, rule: str)
 # 4. Confidence limits of the quantiles
 # --------------------------------------------------------------------------------------------
 
-def _limits_at(groups, m, F, confidence, r_mse, rule):
-    g1 = quadrature_grid(m, parameter_cov(groups, m, r_mse, rule))
+def student_t_quantile(p: float, nu) -> np.ndarray:
+    """Student's t quantile as PeakFQ evaluates it: exact up to 20 degrees of freedom, and above them the
+    inverse of Abramowitz & Stegun's (1964, 26.7.8) normal approximation of the t distribution,
+    ``z = t (1 - 1/(4 nu)) / sqrt(1 + t^2/(2 nu))``, which PeakFQ's t routine uses there."""
+    nu = np.asarray(nu, dtype=float)
+    z = float(stats.norm.ppf(p))
+    c = 1.0 - 1.0 / (4.0 * nu)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        approx = z / np.sqrt(c * c - z * z / (2.0 * nu))
+    return np.where(nu > 20.0, approx, stats.t.ppf(p, np.minimum(nu, 20.0)))
+
+
+def _limits_at(groups, m, F, confidence, r_mse, rule, fixed=False):
+    g1 = quadrature_grid(m, parameter_cov(groups, m, r_mse, rule, fixed))
     if g1 is None:
         raise _singular("the covariance of the EMA parameters is not positive definite")
     pts1, w1 = g1
     qp1 = np.array([p3.quantile(F, pt) for pt in pts1])          # (8, nq)
     sp1 = np.empty_like(qp1)
     for i, pt in enumerate(pts1):
-        g2 = quadrature_grid(pt, parameter_cov(groups, pt, r_mse, rule))
+        g2 = quadrature_grid(pt, parameter_cov(groups, pt, r_mse, rule, fixed))
         if g2 is None:
             raise _singular("the covariance of the EMA parameters is not positive definite at a node")
         pts2, w2 = g2
@@ -373,7 +386,7 @@ def _limits_at(groups, m, F, confidence, r_mse, rule):
     v22 = wn @ (c_s * c_s)
     beta = v12 / v11
     nu = np.maximum(0.5 * v11 / np.maximum(v22 - v12**2 / v11, 1e-300), 5.0)
-    t = stats.t.ppf(0.5 * (1.0 + confidence), nu)
+    t = student_t_quantile(0.5 * (1.0 + confidence), nu)
     se = np.sqrt(v11)
     upper = y + se * t / np.maximum(0.5, 1.0 - beta * t)
     lower = y - se * t / np.maximum(0.5, 1.0 + beta * t)
@@ -381,7 +394,7 @@ def _limits_at(groups, m, F, confidence, r_mse, rule):
 
 
 def quantile_limits(groups: Groups, m, F, *, confidence: float = 0.90, regional_skew_mse: float | None,
-                    rule: str) -> dict[str, np.ndarray]:
+                    rule: str, fixed_skew: bool = False) -> dict[str, np.ndarray]:
     """Log quantiles at non-exceedance ``F`` with their confidence limits (Cohn et al. 2001; Cohn 2013).
 
     Returns log10 ``quantile``, ``lower``, ``upper``, ``variance`` of the log quantile and the Student t
@@ -390,10 +403,10 @@ def quantile_limits(groups: Groups, m, F, *, confidence: float = 0.90, regional_
     F = np.atleast_1d(np.asarray(F, dtype=float))
     g = float(m[2])
     if abs(g) > SKEW_MIN:
-        y, lo, hi, var, nu = _limits_at(groups, m, F, confidence, regional_skew_mse, rule)
+        y, lo, hi, var, nu = _limits_at(groups, m, F, confidence, regional_skew_mse, rule, fixed_skew)
     else:
-        a = _limits_at(groups, (m[0], m[1], -SKEW_MIN), F, confidence, regional_skew_mse, rule)
-        b = _limits_at(groups, (m[0], m[1], SKEW_MIN), F, confidence, regional_skew_mse, rule)
+        a = _limits_at(groups, (m[0], m[1], -SKEW_MIN), F, confidence, regional_skew_mse, rule, fixed_skew)
+        b = _limits_at(groups, (m[0], m[1], SKEW_MIN), F, confidence, regional_skew_mse, rule, fixed_skew)
         w = (g + SKEW_MIN) / (2.0 * SKEW_MIN)
         y = p3.quantile(F, m)
         lo, hi = (1 - w) * a[1] + w * b[1], (1 - w) * a[2] + w * b[2]

@@ -258,9 +258,9 @@ def _low_outliers(ql, qu, tl, kind, test: str, fixed: float | None) -> tuple[np.
     sysmask = np.isin(kind, ("systematic", "zero"))
     x = np.sort(ql[sysmask])
     nzero = int((x <= -80).sum())
-    if x.size > nzero:
-        qmin = x[nzero]
-        less = (kind == "interval") & (qu <= qmin)   # "less than" peaks below every measured one count too
+    if x.size:
+        # censored years known to lie below every measured peak (zeros included, as PeakFQ compares) count too
+        less = np.isin(kind, ("interval", "below_threshold")) & (qu <= x[0])
         x = np.sort(np.concatenate([x, qu[less]]))
     info: dict[str, Any] = {"test": test, "n_low": 0, "n_zero": nzero, "threshold": None, "p_values": None,
                             "omega": None, "critical_log10": None, "sample_size": int(x.size)}
@@ -483,9 +483,10 @@ def _limits(fit: Mapping[str, Any], F: np.ndarray, confidence: float) -> dict[st
     m = _moments(fit)
     groups = _pattern_from_json(fit["censoring_pattern"])
     option = fit.get("skew_option")
-    r_mse = {"station": None, "regional": 0.0}.get(option, fit.get("regional_skew_mse"))
+    r_mse = None if option == "station" else (fit.get("regional_skew_mse") or 0.0)
+    # a regional skew used alone still carries its MSE into the limits, as PeakFQ carries it
     return bv.quantile_limits(groups, m, F, confidence=confidence, regional_skew_mse=r_mse,
-                              rule=fit.get("skew_mse_rule") or "ADJE")
+                              rule=fit.get("skew_mse_rule") or "ADJE", fixed_skew=option == "regional")
 
 
 def _check_fit(fit) -> None:
