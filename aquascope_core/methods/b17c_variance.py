@@ -38,7 +38,10 @@ _SKEW_MAX_VAR = 1.41    # skew clamp inside the moment variance
 _SKEW_MAX_REG = 1.5     # skew clamp of the parameter covariance
 _N_ADJ_MAX = 150        # ADJE: the complete record of comparison is at most 150 years
 _TRI = ((0, 0), (1, 0), (2, 0), (1, 1), (2, 1), (2, 2))  # the six distinct entries of a 3x3 covariance
-_TRI_POWER = (2, 3, 1, 4, 2, 0)  # each entry scales as S^power: sets the differencing step
+_TRI_POWER = (2, 3, 1, 4, 2, 0)
+# PeakFQ ends its Newton iteration after the first full step whose change of Var(G) is at most 1e-4 (squared:
+# 1e-8): the limits are those of that iterate, not of the exact solution (they differ by up to ~1e-3 relative)
+_NEWTON_TOL = 1e-8  # each entry scales as S^power: sets the differencing step
 
 Groups = Sequence[tuple[float, float, float]]
 
@@ -272,7 +275,7 @@ def central_cov(m, s_mn: np.ndarray, *, max_iter: int = 60) -> np.ndarray:
         else:
             raise _singular("no positive definite covariance of the EMA moments was found")
         x = x + d
-        if full and np.all(np.abs(d) <= 1e-11 * np.maximum(np.abs(x), 1e-300)):
+        if full and d[5] ** 2 <= _NEWTON_TOL:
             break
     return _untri(x)
 
