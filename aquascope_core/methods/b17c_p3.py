@@ -13,6 +13,7 @@ import math
 import numpy as np
 from scipy import special
 
+from aquascope_core.methods import b17c_gamma
 from aquascope_core.methods import lmoments as lm
 
 # Gauss-Legendre nodes on (0, 1) clustered towards both ends (t = (1 - cos(pi s))/2).
@@ -59,49 +60,61 @@ def interval_nodes(a: float, b: float, m) -> tuple[np.ndarray, np.ndarray, float
     return x, T_WEIGHTS, p
 
 
-GAMMA_FORM_MIN_SKEW = 1e-3   # below it the moments come from the quadrature (the gamma form cancels badly)
+GAMMA_FORM_MIN_SKEW = 1e-3   # below it PeakFQ blends in a Wilson-Hilferty form; the quadrature stands in here
 
 
-def _gamma_mass(shape: float, lo: float, hi: float) -> float:
+def _exact_mass(shapes: np.ndarray, lo: float, hi: float) -> np.ndarray:
     """P(lo < Y < hi) for Y ~ Gamma(shape, 1), from the side of the distribution that keeps its digits."""
-    if lo >= shape:
-        return float(special.gammaincc(shape, lo) - special.gammaincc(shape, hi))
-    return float(special.gammainc(shape, hi) - special.gammainc(shape, lo))
+    upper = lo >= shapes
+    return np.where(upper, special.gammaincc(shapes, lo) - special.gammaincc(shapes, hi),
+                    special.gammainc(shapes, hi) - special.gammainc(shapes, lo))
 
 
-def _gamma_cond_moments(a: float, b: float, m, k: int) -> np.ndarray | None:
+def _gamma_moments(alpha: float, lo: float, hi: float, k: int, peakfq: bool = True) -> np.ndarray:
+    """E[Y^j | lo < Y < hi], j = 0..k, Y ~ Gamma(alpha, 1): with PeakFQ's incomplete gamma and end rule
+    (``peakfq``), or exactly."""
+    lo = max(min(0.0, hi), lo)
+    j = np.arange(k + 1)
+    if lo == hi:
+        return lo ** j.astype(float)
+    shapes = alpha + j
+    if peakfq:
+        mass = b17c_gamma.gamma_cdf(hi, shapes) - b17c_gamma.gamma_cdf(lo, shapes)
+    else:
+        mass = _exact_mass(shapes, lo, hi)
+    down = mass[0]
+    if down > 0:
+        return mass / down * np.concatenate([[1.0], np.cumprod(alpha + j[:-1])])
+    end = lo if lo > alpha else hi
+    return end ** j.astype(float)
+
+
+def _gamma_cond_moments(a: float, b: float, m, k: int, peakfq: bool = True) -> np.ndarray | None:
     """E[X^j | a < X < b], j = 1..k, in closed form: X = tau + beta Y with Y gamma, so that the moments of
-    X - tau are incomplete gamma ratios, expanded binomially about tau (as PeakFQ computes them). None when
-    (a, b) holds no probability."""
+    X - tau are incomplete gamma ratios, expanded binomially about tau, as PeakFQ computes them."""
     M, S2, G = (float(v) for v in m)
-    s = math.sqrt(S2)
-    alpha, beta, tau = 4.0 / (G * G), 0.5 * s * G, M - 2.0 * s / G
+    alpha = 4.0 / (G * G)
+    beta = math.copysign(math.sqrt(S2 / alpha), G)
+    tau = M - alpha * beta
     ya, yb = (a - tau) / beta, (b - tau) / beta
     lo, hi = (ya, yb) if beta > 0 else (yb, ya)
-    lo, hi = max(lo, 0.0), max(hi, 0.0)
-    p0 = _gamma_mass(alpha, lo, hi)
-    if not p0 > 1e-300:
-        return None
-    fp = [1.0]
-    rising = 1.0
-    for i in range(1, k + 1):
-        rising *= alpha + i - 1
-        fp.append(beta**i * rising * _gamma_mass(alpha + i, lo, hi) / p0)
+    fp = beta ** np.arange(k + 1) * _gamma_moments(alpha, lo, hi, k, peakfq)
     return np.array([sum(math.comb(i, j) * tau ** (i - j) * fp[j] for j in range(i + 1)) for i in range(1, k + 1)])
 
 
-def cond_moments(a: float, b: float, m, k: int, center: float = 0.0) -> np.ndarray:
+def cond_moments(a: float, b: float, m, k: int, center: float = 0.0, *, peakfq: bool = True) -> np.ndarray:
     """E[(X - center)^j | a < X < b] for j = 1..k.
 
     In closed form (incomplete gamma functions) when |G| >= 0.001 and the interval holds probability, which
-    keeps the higher moments exact in the far tail (the variance of EMA needs them to the sixth); by the
-    quadrature of :func:`interval_nodes` otherwise.
+    keeps the higher moments right in the far tail (the variance of EMA needs them to the sixth): with PeakFQ's
+    incomplete gamma (:mod:`aquascope_core.methods.b17c_gamma`; ``peakfq``) or exactly; by the quadrature of
+    :func:`interval_nodes` otherwise.
     """
     if center == 0.0 and abs(float(m[2])) >= GAMMA_FORM_MIN_SKEW:
         Fa = 0.0 if a == -np.inf else float(cdf(a, m))
         Fb = 1.0 if b == np.inf else float(cdf(b, m))
         if Fb - Fa > 1e-14:
-            got = _gamma_cond_moments(a, b, m, k)
+            got = _gamma_cond_moments(a, b, m, k, peakfq)
             if got is not None and np.all(np.isfinite(got)):
                 return got
     x, w, _ = interval_nodes(a, b, m)

@@ -77,7 +77,8 @@ def _dcond_dmn(a: float, b: float, m) -> np.ndarray:
         up, dn = mn.copy(), mn.copy()
         up[j] += h[j]
         dn[j] -= h[j]
-        J[:, j] = (p3.cond_moments(a, b, p3.to_central(up), 3) - p3.cond_moments(a, b, p3.to_central(dn), 3)) / (2 * h[j])
+        J[:, j] = (p3.cond_moments(a, b, p3.to_central(up), 3, peakfq=False)
+                   - p3.cond_moments(a, b, p3.to_central(dn), 3, peakfq=False)) / (2 * h[j])
     return J
 
 
@@ -241,33 +242,37 @@ def _untri(x) -> np.ndarray:
     return S
 
 
-def central_cov(m, s_mn: np.ndarray, *, max_iter: int = 60) -> np.ndarray:
+def central_cov(m, s_mn: np.ndarray, *, max_iter: int = 100) -> np.ndarray:
     """Covariance of (M, S2, G) whose quadrature reproduces the non-central covariance ``s_mn``.
 
-    Starts from the delta method and solves for the six distinct entries by Newton's method (Jacobian by
-    central differences, all 13 evaluations of an iteration in one vectorised pass; steps halved while the
-    covariance is not positive definite). When the iterate reaches the edge of the positive definite
-    covariances, so that its differences leave them, the last positive definite iterate is kept, as PeakFQ's
-    iteration keeps it (heavy low-outlier censoring at a strongly negative skew: USGS 04161000).
+    PeakFQ's Newton iteration: from the delta method, the six distinct entries are solved for with a
+    Jacobian by differences (steps ``1e-4 S^k``, all 13 evaluations of an iteration in one vectorised pass;
+    a step whose covariance is not positive definite is cut tenfold until it is, the difference then taken
+    over the unequal steps), each Newton step halved while the covariance it leads to is not positive
+    definite, and the iteration ends after the first full step that changes Var(G) by at most 1e-4.
     """
     J = p3.central_jacobian(p3.to_noncentral(m))
     x = _tri(J @ s_mn @ J.T)
     target = _tri(s_mn)
     s = math.sqrt(m[1])
     steps = np.array([1e-4 * s**k for k in _TRI_POWER])
-    probe = np.vstack([np.zeros(6), np.diag(steps), -np.diag(steps)])
     for _ in range(max_iter):
-        f, ok = _noncentral_of_grids(m, x + probe)
-        if not ok[0]:
-            raise _singular("the EMA moments' covariance is not positive definite")
-        if not ok.all():
-            # the solution lies on the edge of the positive definite covariances: PeakFQ's Newton iteration
-            # (analytic Jacobian, step halving) ends there too and keeps its last positive definite iterate
-            break
-        jac = ((f[1:7] - f[7:13]) / (2 * steps[:, None])).T
+        up, dn = steps.copy(), -steps.copy()
+        for _cut in range(20):
+            probe = np.vstack([np.zeros(6), np.diag(up), np.diag(dn)])
+            f, ok = _noncentral_of_grids(m, x + probe)
+            if not ok[0]:
+                raise _singular("the EMA moments' covariance is not positive definite")
+            if ok.all():
+                break
+            up = np.where(ok[1:7], up, up / 10.0)
+            dn = np.where(ok[7:13], dn, dn / 10.0)
+        else:
+            raise _singular("the EMA moments' covariance is at the edge of the positive definite ones")
+        jac = ((f[1:7] - f[7:13]) / (up - dn)[:, None]).T
         d = np.linalg.solve(jac, target - f[0])
         full = True
-        for _half in range(60):
+        for _half in range(100):
             if _factor(_untri(x + d)) is not None:
                 break
             d *= 0.5
