@@ -12,8 +12,8 @@ Qualification codes, as PeakFQ 8.1.0 applies them in an EMA analysis:
 - ``3`` dam failure and ``O`` opportunistic peaks are left out;
 - ``6`` regulation and ``C`` urbanisation or other change are left out unless ``URB/REG YES``;
 - ``7`` historic peaks are historical information (left out with ``'NO HISTORIC`` or ``HISTPERIOD 0``);
-- ``4`` less than and ``8`` greater than are used at face value unless an ``INTERVAL`` line gives the
-  range (PeakFQ does not make an interval from the code itself); they are reported;
+- ``4`` less than and ``8`` greater than become the intervals (0, value) and (value, infinity), as PeakFQ 8.1.0's
+  own reading forms them (an ``INTERVAL`` line for the year gives the range instead); they are reported;
 - ``1`` daily mean, ``2`` estimate, ``5`` unknown regulation, ``9`` snowmelt/hurricane/ice jam, ``A``/``B``
   date uncertain, ``D``, ``E``, ``F``, ``R`` are kept and reported.
 
@@ -343,7 +343,15 @@ def ema_inputs(station: Mapping[str, Any], specs: Mapping[str, Any] | None = Non
     if len(systematic) == 0:
         raise InputError(f"station {station['site_no']}: no systematic peak is left after the qualification codes.",
                          argument="content", recovery="Check URB/REG and BEGYEAR/ENDYEAR in the .psf.")
-    intervals = {}
+    # "less than" (4) and "greater than" (8) peaks are intervals, (0, value) and (value, infinity), as PeakFQ 8.1.0
+    # forms them; an INTERVAL line for the year replaces them
+    intervals: dict[int, tuple[float, float | None]] = {}
+    for wy in sorted(systematic):
+        codes = peaks[wy].get("codes") or ""
+        if "4" in codes:
+            intervals[wy] = (0.0, systematic[wy])
+        elif "8" in codes:
+            intervals[wy] = (systematic[wy], None)
     for iv in spec.get("intervals") or []:
         hi = None if iv["upper"] >= _INF_UPPER else iv["upper"]
         intervals[iv["year"]] = (iv["lower"], hi)

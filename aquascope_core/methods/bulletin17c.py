@@ -177,8 +177,9 @@ def _build_record(peaks, years, historical_peaks, perception_thresholds, interva
         raise InputError.bad_value("interval_peaks", clash, "years without a historical peak")
 
     def period_of(year: int) -> tuple[float, float] | None:
+        # the thresholds apply in the order given, a later one replacing an earlier one (PeakFQ's PCPT_Thresh)
         inside = [(lo, hi) for s, e, lo, hi in thr if s <= year <= e]
-        return max(inside) if inside else None
+        return inside[-1] if inside else None
 
     ql, qu, tl, tu, kind, yr = [], [], [], [], [], []
 
@@ -338,7 +339,8 @@ def fit_lp3_ema(
         Floods known from outside the systematic record.
     perception_thresholds : sequence of dict, optional
         ``{"start", "end", "lower"[, "upper"]}``: in water years start..end a flood between ``lower``
-        and ``upper`` (default infinite) would have been recorded. Years in such a period with no
+        and ``upper`` (default infinite) would have been recorded; applied in order, a later period
+        replacing an earlier one in the years they share (as PeakFQ's PCPT_Thresh lines). Years in such a period with no
         recorded flood count as below ``lower`` (censored); a lower threshold of 0 marks an unknown
         year (a gap).
     interval_peaks : mapping {year: (lower, upper)}, optional

@@ -181,7 +181,7 @@ def wymt_records(folder: Path = WYMT_DIR) -> list[dict[str, Any]]:
     stations = {s["site_no"]: s for s in pf.read_peaks((folder / "wymt_ffa_2022A_WATSTORE.TXT").read_bytes())}
     out = []
     for sid, spec in psf["stations"].items():
-        st = stations[sid.split(".")[0]]
+        st = stations[sid]
         peaks = [{"water_year": p["water_year"], "peak": p["value"], "code": p["codes"]}
                  for p in st["peaks"] if p["value"] is not None]
         out.append({"id": sid, "peaks": peaks, "options": _oracle_options(spec, conf), "spec": spec})
