@@ -384,9 +384,8 @@ def ema_inputs(station: Mapping[str, Any], specs: Mapping[str, Any] | None = Non
             thresholds.insert(0, {"start": min(start, min(historical)), "end": h_end, "lower": lo, "upper": None})
             notes.append(f"historical period {min(start, min(historical))}-{h_end} at PeakFQ's default threshold, "
                          f"the smallest historic peak ({lo:g})")
-    # a historic peak inside the systematic years is systematic there
-    for y in [y for y in historical if sys_years[0] <= y <= sys_years[-1]]:
-        systematic[y] = historical.pop(y)
+    # a historic (code 7) peak inside the systematic years stays historical: PeakFQ 8.1.0 fits it as a measured
+    # flood but leaves it out of the low-outlier test's sample (USGS 06324500, 1923)
     regional = spec.get("genskew")
     se = spec.get("skewse")
     option = {"STATION": "station", "WEIGHTED": "weighted", "REGIONAL": "regional", "GENERALIZED": "regional"}.get(

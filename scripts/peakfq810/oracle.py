@@ -139,23 +139,34 @@ class Oracle:
                 "log10": opts.get("log10", "cr"), "row_order": row_order, "warnings": warnings}
         return rows, a, meta
 
-    def call_many(self, args: list[dict]) -> list[dict]:
-        """emafitpr on each argument set, in child processes: a result dict, or ``{"error": ...}``."""
-        results: list[dict] = []
+    def call_many(self, args: list[dict], workers: int = 2) -> list[dict]:
+        """emafitpr on each argument set, in ``workers`` child processes at a time: a result dict, or
+        ``{"error": ...}`` for an input on which the Fortran stopped (the batch resumes after it)."""
+        results: list[dict | None] = [None] * len(args)
         with tempfile.TemporaryDirectory() as td:
-            while len(results) < len(args):
-                start = len(results)
-                fin, fout = Path(td) / f"in{start}.jsonl", Path(td) / f"out{start}.jsonl"
-                fin.write_text("".join(json.dumps(a) + "\n" for a in args[start:]))
-                fout.write_text("")
-                proc = subprocess.run([sys.executable, "-c", _CHILD, str(self.folder / "peakfq_oracle.py"),
-                                       str(self.lib), str(fin), str(fout)], capture_output=True, text=True)
-                got = [json.loads(ln) for ln in fout.read_text().splitlines() if ln.strip()]
-                results.extend(got)
-                if proc.returncode != 0 and len(results) < len(args):
-                    msg = (proc.stderr.strip() or proc.stdout.strip() or f"exit status {proc.returncode}")
-                    results.append({"error": f"emafitpr failed: {msg[-500:]}"})
-        return results
+            todo = [list(range(k, len(args), workers)) for k in range(workers)]
+            todo = [t for t in todo if t]
+            while todo:
+                procs = []
+                for w, idx in enumerate(todo):
+                    fin, fout = Path(td) / f"in{w}_{idx[0]}.jsonl", Path(td) / f"out{w}_{idx[0]}.jsonl"
+                    fin.write_text("".join(json.dumps(args[i]) + "\n" for i in idx))
+                    fout.write_text("")
+                    procs.append((idx, fout, subprocess.Popen(
+                        [sys.executable, "-c", _CHILD, str(self.folder / "peakfq_oracle.py"), str(self.lib), str(fin),
+                         str(fout)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)))
+                todo = []
+                for idx, fout, proc in procs:
+                    out, err = proc.communicate()
+                    got = [json.loads(ln) for ln in fout.read_text().splitlines() if ln.strip()]
+                    for i, r in zip(idx, got):
+                        results[i] = r
+                    if len(got) < len(idx):
+                        msg = (err.strip() or out.strip() or f"exit status {proc.returncode}")
+                        results[idx[len(got)]] = {"error": f"emafitpr failed: {msg[-500:]}"}
+                        if idx[len(got) + 1:]:
+                            todo.append(idx[len(got) + 1:])
+        return results  # type: ignore[return-value]
 
     def run_many(self, records: Iterable[Mapping[str, Any]], row_orders: Iterable[str] = ("chronological",)
                  ) -> list[dict[str, dict]]:
