@@ -1,0 +1,139 @@
+"""Bulletin 17C against PeakFQ 8.1.0's own Fortran, record by record (differential tests).
+
+The oracle is the USGS EMA Fortran of peakfqr 8.1.0 (CC0), built from ``../shared/reference/peakfq-8.1.0``
+(conftest.py) and driven through the data handling PeakFQ 8.1.0 runs before it (the folder's
+``peakfq_oracle.py``). Our side reads the same record as a user's files go in: the station's peaks with their
+qualification codes and the specification, through ``aquascope_core.data.peakfq_files.ema_inputs``, then
+``fit_lp3_ema``, its multiple Grubbs-Beck test and ``ema_confidence_band`` at PeakFQ's 25 AEPs.
+
+Judged (scripts/peakfq810/compare.py): the low-outlier count and threshold exactly; the mean, standard deviation,
+quantiles and limits within 2e-4 relative, the final and at-site skews within 1e-4 absolute. PeakFQ's answer moves
+with the order of the rows it is given on ill-conditioned records; it is run in its own (chronological) order and
+with the systematic peaks first, and where those differ by more than the tolerance the comparison allows that
+spread; the records where it does are listed in ``ORACLE_SPREAD``.
+
+Records: the ten shared cases, the 24 analyses of the USGS Wyoming-Montana 2022 study with the study's PSF options,
+and 300 generated records (scripts/peakfq810/records.py). One record in one line:
+``PYTHONPATH=. python -m scripts.peakfq810.compare --seed 17`` (or ``--case ID``, ``--wymt ID``).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from scripts.peakfq810 import compare as C
+from scripts.peakfq810 import oracle as O
+from scripts.peakfq810 import records as R
+
+N_GENERATED = 300
+
+try:
+    CASE_IDS = O.case_ids(O.source_dir())
+except O.OracleUnavailable:
+    CASE_IDS = []
+try:
+    WYMT_IDS = [r["id"] for r in R.wymt_records()]
+except FileNotFoundError:
+    WYMT_IDS = []
+
+#: Records on which PeakFQ's own answer moves between row orders by more than the tolerance, and the quantities
+#: for which the comparison allows that spread (measured; the test fails if the set changes).
+ORACLE_SPREAD: dict[str, set[str]] = {}
+
+#: Records that still disagree, with the measured gap and its cause (strict expected failures).
+KNOWN_GAPS: dict[str, str] = {}
+
+
+def _param(rid: str):
+    if rid in KNOWN_GAPS:
+        return pytest.param(rid, marks=pytest.mark.xfail(strict=True, reason=KNOWN_GAPS[rid]), id=rid)
+    return pytest.param(rid, id=rid)
+
+
+def _judge(result) -> None:
+    v = result["verdict"]
+    rid = result["id"]
+    how = (f"--seed {rid[4:]}" if rid.startswith("seed") else
+           f"--case {rid}" if rid in CASE_IDS else f"--wymt {rid}")
+    assert not v.get("both_refuse"), f"{rid}: both refuse the record (the generator must not make it)"
+    assert not v["failures"], (f"{rid} disagrees with PeakFQ 8.1.0: " + "; ".join(v["failures"]) +
+                               f"  [reproduce: PYTHONPATH=. python -m scripts.peakfq810.compare {how}]")
+    assert set(v["uses_spread"]) == ORACLE_SPREAD.get(rid, set()), (
+        f"{rid}: PeakFQ's row-order spread exceeds the tolerance for {sorted(v['uses_spread'])}, "
+        f"declared {sorted(ORACLE_SPREAD.get(rid, set()))}")
+
+
+@pytest.fixture(scope="module")
+def shared_results(peakfq_oracle):
+    recs = [O.read_case(peakfq_oracle.folder, i) for i in CASE_IDS]
+    return {c["id"]: c for c in C.compare(recs, peakfq_oracle)}
+
+
+@pytest.fixture(scope="module")
+def wymt_results(peakfq_oracle):
+    return {c["id"]: c for c in C.compare(R.wymt_records(), peakfq_oracle)}
+
+
+@pytest.fixture(scope="module")
+def generated_results(peakfq_oracle):
+    return {c["id"]: c for c in C.compare([R.generate(s) for s in range(N_GENERATED)], peakfq_oracle)}
+
+
+@pytest.mark.slow
+def test_the_built_oracle_reproduces_the_shared_outputs(peakfq_oracle):
+    """The local build gives the stored PeakFQ 8.1.0 outputs of the shared cases bit for bit (a bad build fails)."""
+    assert len(CASE_IDS) == 10
+    recs = [O.read_case(peakfq_oracle.folder, i) for i in CASE_IDS]
+    for rid, got in zip(CASE_IDS, peakfq_oracle.run_many(recs)):
+        ref = json.loads((peakfq_oracle.folder / "cases" / f"{rid}_oracle.json").read_text())
+        got = got["chronological"]
+        assert got["lp3"] == ref["lp3"] and got["at_site"] == ref["at_site"], rid
+        assert [q["log10_ci_low"] for q in got["quantiles"]] == [q["log10_ci_low"] for q in ref["quantiles"]], rid
+
+
+@pytest.mark.slow
+def test_a_record_the_fortran_stops_on_is_reported_and_the_batch_goes_on(peakfq_oracle):
+    """ERROR STOP inside the Fortran (here: no systematic peak left for the MGBT) ends its child process only."""
+    good = O.read_case(peakfq_oracle.folder, CASE_IDS[0])
+    rows, a, _ = peakfq_oracle.prepare(good)
+    bad = dict(a, tl=[x + 30.0 for x in a["tl"]], tu=[x + 30.0 for x in a["tu"]])  # every threshold above the floods
+    out = peakfq_oracle.call_many([a, bad, a], workers=1)
+    assert "error" not in out[0] and "error" not in out[2] and out[0] == out[2]
+    assert "error" in out[1]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rid", [_param(i) for i in CASE_IDS])
+def test_shared_case_agrees_with_peakfq_810(shared_results, rid):
+    _judge(shared_results[rid])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rid", [_param(i) for i in WYMT_IDS])
+def test_wymt_2022_analysis_agrees_with_peakfq_810(wymt_results, rid):
+    """USGS Wyoming-Montana 2022 (peakfqr 8.1.0's test set): the study's PSF options, HWN weighting (8.1.0's default)."""
+    _judge(wymt_results[rid])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rid", [_param(f"seed{s}") for s in range(N_GENERATED)])
+def test_generated_record_agrees_with_peakfq_810(generated_results, rid):
+    _judge(generated_results[rid])
+
+
+def test_the_generator_is_reproducible_and_spans_what_users_bring():
+    """The same seed gives the same record; the 300 records cover every feature the comparison must exercise."""
+    assert R.generate(7) == R.generate(7) and R.generate(7) != R.generate(8)
+    recs = [R.generate(s) for s in range(N_GENERATED)]
+    feats = [set(f.rstrip("0123456789") for f in r["features"]) for r in recs]
+    every = set().union(*feats)
+    for need in ("zeros", "low", "hist", "lt_gt", "interval", "finite_upper", "missing", "station", "weighted",
+                 "regional", "HWN", "INV", "ERL", "mgbt", "fixed", "none", "ci"):
+        assert need in every, need
+    assert {90, 95} == {int(r["options"]["conf_interval"] * 100) for r in recs}
+    n = [int(next(f for f in r["features"] if f.startswith("n") and f[1:].isdigit())[1:]) for r in recs]
+    assert min(n) <= 15 and max(n) >= 140
+    zero_share = max(sum(1 for p in r["peaks"] if p["peak"] == 0) / len(r["peaks"]) for r in recs)
+    assert 0.25 < zero_share <= 1 / 3 + 1e-9
