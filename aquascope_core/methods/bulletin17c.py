@@ -74,10 +74,11 @@ _PEAKFQ = ("Flynn, K.M., Kirby, W.H. and Hummel, P.R. (2006) User's manual for p
 
 #: The annual exceedance probabilities of PeakFQ's frequency table, in its order.
 PEAKFQ_AEPS = (0.995, 0.99, 0.95, 0.9, 0.8, 0.6667, 0.5, 0.4292, 0.2, 0.1, 0.04, 0.02, 0.01, 0.005, 0.002)
-#: The 32 non-exceedance probabilities at which PeakFQ's EMA computes quantiles and limits.
-PEAKFQ_GRID = (0.0005, 0.001, 0.002, 0.005, 0.010, 0.020, 0.025, 0.040, 0.050, 0.100, 0.200, 0.300, 0.3333, 0.400,
-               0.4296, 0.5, 0.5708, 0.600, 0.700, 0.800, 0.900, 0.950, 0.960, 0.975, 0.980, 0.990, 0.995, 0.998,
-               0.999, 0.9999, 0.99999, 0.999999)
+#: The 25 annual exceedance probabilities at which PeakFQ 8.1.0 computes quantiles and limits (its default set).
+PEAKFQ_810_AEPS = (0.995, 0.99, 0.98, 0.975, 0.96, 0.95, 0.9, 0.8, 0.7, 0.6667, 0.6, 0.5704, 0.5, 0.4292, 0.4, 0.3,
+                   0.2, 0.1, 0.05, 0.04, 0.025, 0.02, 0.01, 0.005, 0.002)
+#: Their non-exceedance probabilities, in order: the grid on which PeakFQ keeps the limits monotone.
+PEAKFQ_GRID = tuple(1.0 - a for a in PEAKFQ_810_AEPS)
 
 _ZERO_LOG = -99.0     # PeakFQ's log10 of a zero flow (1e-99)
 _LOW_LOG = -6.0       # lower bound PeakFQ gives a recoded low outlier
@@ -539,8 +540,9 @@ def peakfq_quantile_table(fit: Mapping[str, Any], *, confidence: float = 0.90,
                           aeps: Sequence[float] = PEAKFQ_AEPS) -> dict[str, Any]:
     """PeakFQ's frequency table: the EMA estimate and its limits at each annual exceedance probability.
 
-    At PeakFQ's own probabilities the limits are computed on its 32-point grid and passed through its
-    monotonicity rule (limits never narrow moving away from the median); at other probabilities directly.
+    At PeakFQ's own probabilities the limits are computed on PeakFQ 8.1.0's 25-point grid and passed through its
+    monotonicity rule (limits never narrow moving away from the median, taken over that grid in order); at other
+    probabilities directly.
 
     Returns ``{"method": "peakfq_quantile_table", "ok", "confidence", "unit", "rows": [{aep, return_period,
     estimate, lower, upper, variance_log10}], "meta"}``, rows in PeakFQ's order (most frequent first).

@@ -41,16 +41,16 @@ def project_result(record: Mapping[str, Any], aeps) -> dict[str, Any]:
         return {"error": f"{type(e).__name__}: {e}"}
     if not fit.get("ok"):
         return {"error": fit.get("reason")}
-    T = [1.0 / a for a in aeps]
     try:
-        band = b17.ema_confidence_band(fit, T, confidence=inp["confidence"])
+        # PeakFQ's table: ema_confidence_band's limits on its 25 AEPs, kept monotone away from the median
+        rows = b17.peakfq_quantile_table(fit, confidence=inp["confidence"], aeps=aeps)["rows"]
     except Exception as e:  # noqa: BLE001
         return {"error": f"limits: {type(e).__name__}: {e}", "fit": fit}
     p, s, lo = fit["parameters"], fit["at_site"], fit["low_outliers"]
     return {"fit": fit, "mean": p["mean_log"], "sd": p["sd_log"], "skew": p["skew_log"], "at_site_mean": s["mean_log"],
             "at_site_sd": s["sd_log"], "at_site_skew": s["skew_log"], "n_low": lo["n_low"],
-            "threshold": lo["threshold"], "estimate": band["return_levels"], "lower": band["lower"],
-            "upper": band["upper"]}
+            "threshold": lo["threshold"], "estimate": [r["estimate"] for r in rows],
+            "lower": [r["lower"] for r in rows], "upper": [r["upper"] for r in rows]}
 
 
 def oracle_values(res: Mapping[str, Any]) -> dict[str, Any]:
