@@ -33,7 +33,8 @@ from scipy import stats
 from aquascope_core.methods import b17c_p3 as p3
 from aquascope_core.errors import InsufficientDataError
 
-SKEW_MIN = 0.06324555   # sqrt(0.004): below it the variances are interpolated in G
+SKEW_MIN = float(np.float32(0.06324555))  # sqrt(0.004), as PeakFQ holds it (a single-precision literal):
+# below it the variances are interpolated in G; PeakFQ's moments are so sensitive there that the rounding matters
 _SKEW_MAX_VAR = 1.41    # skew clamp inside the moment variance
 _SKEW_MAX_REG = 1.5     # skew clamp of the parameter covariance
 _N_ADJ_MAX = 150        # ADJE: the complete record of comparison is at most 150 years
@@ -69,7 +70,12 @@ def b17b_skew_mse(n: float, skew: float) -> float:
 # --------------------------------------------------------------------------------------------
 
 def _dcond_dmn(a: float, b: float, m) -> np.ndarray:
-    """Jacobian of E[X^k | a < X < b] (k = 1..3) with respect to the non-central moments (central differences)."""
+    """Jacobian of E[X^k | a < X < b] (k = 1..3) with respect to the non-central moments: PeakFQ's analytic chain
+    (whose truncations its limits carry at small skews), central differences of the exact moments where that
+    chain has no value."""
+    got = p3.cond_moments_jacobian(a, b, m)
+    if got is not None:
+        return got
     mn = p3.to_noncentral(m)
     J = np.empty((3, 3))
     h = np.array([1e-5, 1e-5 * max(1.0, abs(mn[1])), 1e-5 * max(1.0, abs(mn[2]))]) * math.sqrt(m[1])
