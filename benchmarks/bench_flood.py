@@ -1,6 +1,8 @@
 """Flood frequency timings on the Flat Brook annual maxima (79 water years), against references in the same process.
 
-Run: ``.venv/bin/python benchmarks/bench_flood.py``. References: lmoments3 (L-moments and the GEV L-moment fit),
+Run: ``.venv/bin/python benchmarks/bench_flood.py`` (``--peakfq-only``: only the comparison with PeakFQ 8.1.0's
+Fortran, built from ../shared/reference/peakfq-8.1.0 with gfortran and called through ctypes in this process, on the
+ten shared cases and the 24 Wyoming-Montana analyses). References: lmoments3 (L-moments and the GEV L-moment fit),
 scipy.stats (GEV maximum likelihood, Pearson III), Python loops of those for the bootstrap, and for Bulletin 17C
 the first-order EMA it replaced (read from git at commit 27cfdfd and run in the same process). Nothing here is
 asserted; the figures go into benchmarks/README.md.
@@ -73,6 +75,43 @@ def _limits_before_vectorising():
         mods[name] = mod
     mods["b17c_variance"].p3 = mods["b17c_p3"]
     return mods["b17c_variance"].quantile_limits
+
+
+def _against_peakfq_810(repeat: int = 3):
+    """Our fit plus limits against PeakFQ 8.1.0's emafitpr (which fits and computes the limits) on the same records,
+    the Fortran called through ctypes in this process: the ten shared cases and the 24 Wyoming-Montana analyses.
+    [] when gfortran or the shared reference folder is missing."""
+    import sys
+
+    sys.path.insert(0, str(ROOT))
+    from scripts.peakfq810 import oracle as O
+    from scripts.peakfq810 import records as R
+
+    from aquascope_core.methods import bulletin17c as b17
+
+    try:
+        orc = O.Oracle(O.build())
+    except O.OracleUnavailable as e:
+        print(f"PeakFQ 8.1.0 comparison left out: {e}")
+        return []
+    recs = [O.read_case(orc.folder, i) for i in O.case_ids(orc.folder)] + R.wymt_records()
+    # only records the Fortran takes without stopping the process (checked in child processes first)
+    ok = [r for r, res in zip(recs, orc.run_many(recs)) if "error" not in res["chronological"]]
+    out = []
+    for rec in ok:
+        rows, a, _ = orc.prepare(rec)
+        aeps = a["aeps"]
+        inp = R.project_inputs(rec)
+        T = [1.0 / x for x in aeps]
+
+        def ours():
+            fit = b17.fit_lp3_ema(**inp["fit_kwargs"])
+            return b17.ema_confidence_band(fit, T, confidence=inp["confidence"])
+
+        t_ours = _best(ours, repeat=repeat)
+        t_f = _best(lambda: orc.driver._call_emafitpr(orc.lib, a), repeat=repeat)
+        out.append((rec["id"], t_ours, t_f))
+    return out
 
 
 def main() -> None:
@@ -191,11 +230,30 @@ def main() -> None:
         row("its limits (`b17c_variance.quantile_limits`) against the same code before vectorising", t_lim_now,
             t_lim_before, "commit e43db66")
 
+    peakfq_rows = _against_peakfq_810()
+
     print(f"Flat Brook nr Flatbrookville NJ, {n} water-year maxima of the daily mean flow")
     print(f"{'what':<80} {'time':>10}  reference")
     for what, t, ratio in rows:
         print(f"{what:<80} {_fmt(t):>10}  {ratio}")
+    if peakfq_rows:
+        print()
+        _print_peakfq(peakfq_rows)
+
+
+def _print_peakfq(rows) -> None:
+    print("Bulletin 17C fit + limits at PeakFQ's 25 AEPs, against PeakFQ 8.1.0's Fortran (ctypes, same process)")
+    print(f"{'record':<34} {'ours':>10} {'PeakFQ':>10} {'ratio':>7}")
+    for rid, t_ours, t_f in rows:
+        print(f"{rid:<34} {_fmt(t_ours):>10} {_fmt(t_f):>10} {t_ours / t_f:7.1f}")
+    tot_o, tot_f = sum(r[1] for r in rows), sum(r[2] for r in rows)
+    print(f"{'all ' + str(len(rows)) + ' records':<34} {_fmt(tot_o):>10} {_fmt(tot_f):>10} {tot_o / tot_f:7.1f}")
 
 
 if __name__ == "__main__":
-    main()
+    import sys
+
+    if "--peakfq-only" in sys.argv:   # just the comparison with PeakFQ 8.1.0's Fortran
+        _print_peakfq(_against_peakfq_810())
+    else:
+        main()

@@ -12,8 +12,8 @@ Qualification codes, as PeakFQ 8.1.0 applies them in an EMA analysis:
 - ``3`` dam failure and ``O`` opportunistic peaks are left out;
 - ``6`` regulation and ``C`` urbanisation or other change are left out unless ``URB/REG YES``;
 - ``7`` historic peaks are historical information (left out with ``'NO HISTORIC`` or ``HISTPERIOD 0``);
-- ``4`` less than and ``8`` greater than are used at face value unless an ``INTERVAL`` line gives the
-  range (PeakFQ does not make an interval from the code itself); they are reported;
+- ``4`` less than and ``8`` greater than become the intervals (0, value) and (value, infinity), as PeakFQ 8.1.0's
+  own reading forms them (an ``INTERVAL`` line for the year gives the range instead); they are reported;
 - ``1`` daily mean, ``2`` estimate, ``5`` unknown regulation, ``9`` snowmelt/hurricane/ice jam, ``A``/``B``
   date uncertain, ``D``, ``E``, ``F``, ``R`` are kept and reported.
 
@@ -343,7 +343,15 @@ def ema_inputs(station: Mapping[str, Any], specs: Mapping[str, Any] | None = Non
     if len(systematic) == 0:
         raise InputError(f"station {station['site_no']}: no systematic peak is left after the qualification codes.",
                          argument="content", recovery="Check URB/REG and BEGYEAR/ENDYEAR in the .psf.")
-    intervals = {}
+    # "less than" (4) and "greater than" (8) peaks are intervals, (0, value) and (value, infinity), as PeakFQ 8.1.0
+    # forms them; an INTERVAL line for the year replaces them
+    intervals: dict[int, tuple[float, float | None]] = {}
+    for wy in sorted(systematic):
+        codes = peaks[wy].get("codes") or ""
+        if "4" in codes:
+            intervals[wy] = (0.0, systematic[wy])
+        elif "8" in codes:
+            intervals[wy] = (systematic[wy], None)
     for iv in spec.get("intervals") or []:
         hi = None if iv["upper"] >= _INF_UPPER else iv["upper"]
         intervals[iv["year"]] = (iv["lower"], hi)
@@ -376,11 +384,8 @@ def ema_inputs(station: Mapping[str, Any], specs: Mapping[str, Any] | None = Non
             thresholds.insert(0, {"start": min(start, min(historical)), "end": h_end, "lower": lo, "upper": None})
             notes.append(f"historical period {min(start, min(historical))}-{h_end} at PeakFQ's default threshold, "
                          f"the smallest historic peak ({lo:g})")
-    # With PeakFQ's default thresholds a historic peak inside the systematic years is systematic there; with the
-    # user's PCPT_THRESH lines a code-7 peak stays historical (PeakFQ's dtype 1: outside the MGBT's gaged sample).
-    if not spec.get("thresholds"):
-        for y in [y for y in historical if sys_years[0] <= y <= sys_years[-1]]:
-            systematic[y] = historical.pop(y)
+    # a historic (code 7) peak inside the systematic years stays historical: PeakFQ 8.1.0 fits it as a measured
+    # flood but leaves it out of the low-outlier test's sample (USGS 06324500, 1923)
     regional = spec.get("genskew")
     se = spec.get("skewse")
     option = {"STATION": "station", "WEIGHTED": "weighted", "REGIONAL": "regional", "GENERALIZED": "regional"}.get(
@@ -402,7 +407,7 @@ def ema_inputs(station: Mapping[str, Any], specs: Mapping[str, Any] | None = Non
         "perception_thresholds": thresholds,
         "interval_peaks": intervals or None,
         "regional_skew": regional if option != "station" else None,
-        "regional_skew_mse": (se * se) if (se and option == "weighted") else None,
+        "regional_skew_mse": (se * se) if (se and option in ("weighted", "regional")) else None,
         "skew_option": option,
         "skew_weighting": spec.get("weightopt") or "HWN",
         "low_outlier_test": "none" if lotype == "NONE" else "mgbt",

@@ -33,12 +33,16 @@ from scipy import stats
 from aquascope_core.methods import b17c_p3 as p3
 from aquascope_core.errors import InsufficientDataError
 
-SKEW_MIN = 0.06324555   # sqrt(0.004): below it the variances are interpolated in G
+SKEW_MIN = float(np.float32(0.06324555))  # sqrt(0.004), as PeakFQ holds it (a single-precision literal):
+# below it the variances are interpolated in G; PeakFQ's moments are so sensitive there that the rounding matters
 _SKEW_MAX_VAR = 1.41    # skew clamp inside the moment variance
 _SKEW_MAX_REG = 1.5     # skew clamp of the parameter covariance
 _N_ADJ_MAX = 150        # ADJE: the complete record of comparison is at most 150 years
 _TRI = ((0, 0), (1, 0), (2, 0), (1, 1), (2, 1), (2, 2))  # the six distinct entries of a 3x3 covariance
-_TRI_POWER = (2, 3, 1, 4, 2, 0)  # each entry scales as S^power: sets the differencing step
+_TRI_POWER = (2, 3, 1, 4, 2, 0)
+# PeakFQ ends its Newton iteration after the first full step whose change of Var(G) is at most 1e-4 (squared:
+# 1e-8): the limits are those of that iterate, not of the exact solution (they differ by up to ~1e-3 relative)
+_NEWTON_TOL = 1e-8  # each entry scales as S^power: sets the differencing step
 
 Groups = Sequence[tuple[float, float, float]]
 
@@ -66,7 +70,12 @@ def b17b_skew_mse(n: float, skew: float) -> float:
 # --------------------------------------------------------------------------------------------
 
 def _dcond_dmn(a: float, b: float, m) -> np.ndarray:
-    """Jacobian of E[X^k | a < X < b] (k = 1..3) with respect to the non-central moments (central differences)."""
+    """Jacobian of E[X^k | a < X < b] (k = 1..3) with respect to the non-central moments: PeakFQ's analytic chain
+    (whose truncations its limits carry at small skews), central differences of the exact moments where that
+    chain has no value."""
+    got = p3.cond_moments_jacobian(a, b, m)
+    if got is not None:
+        return got
     mn = p3.to_noncentral(m)
     J = np.empty((3, 3))
     h = np.array([1e-5, 1e-5 * max(1.0, abs(mn[1])), 1e-5 * max(1.0, abs(mn[2]))]) * math.sqrt(m[1])
@@ -74,7 +83,8 @@ def _dcond_dmn(a: float, b: float, m) -> np.ndarray:
         up, dn = mn.copy(), mn.copy()
         up[j] += h[j]
         dn[j] -= h[j]
-        J[:, j] = (p3.cond_moments(a, b, p3.to_central(up), 3) - p3.cond_moments(a, b, p3.to_central(dn), 3)) / (2 * h[j])
+        J[:, j] = (p3.cond_moments(a, b, p3.to_central(up), 3, peakfq=False)
+                   - p3.cond_moments(a, b, p3.to_central(dn), 3, peakfq=False)) / (2 * h[j])
     return J
 
 
@@ -238,33 +248,37 @@ def _untri(x) -> np.ndarray:
     return S
 
 
-def central_cov(m, s_mn: np.ndarray, *, max_iter: int = 60) -> np.ndarray:
+def central_cov(m, s_mn: np.ndarray, *, max_iter: int = 100) -> np.ndarray:
     """Covariance of (M, S2, G) whose quadrature reproduces the non-central covariance ``s_mn``.
 
-    Starts from the delta method and solves for the six distinct entries by Newton's method (Jacobian by
-    central differences, all 13 evaluations of an iteration in one vectorised pass; steps halved while the
-    covariance is not positive definite). When the iterate reaches the edge of the positive definite
-    covariances, so that its differences leave them, the last positive definite iterate is kept, as PeakFQ's
-    iteration keeps it (heavy low-outlier censoring at a strongly negative skew: USGS 04161000).
+    PeakFQ's Newton iteration: from the delta method, the six distinct entries are solved for with a
+    Jacobian by differences (steps ``1e-4 S^k``, all 13 evaluations of an iteration in one vectorised pass;
+    a step whose covariance is not positive definite is cut tenfold until it is, the difference then taken
+    over the unequal steps), each Newton step halved while the covariance it leads to is not positive
+    definite, and the iteration ends after the first full step that changes Var(G) by at most 1e-4.
     """
     J = p3.central_jacobian(p3.to_noncentral(m))
     x = _tri(J @ s_mn @ J.T)
     target = _tri(s_mn)
     s = math.sqrt(m[1])
     steps = np.array([1e-4 * s**k for k in _TRI_POWER])
-    probe = np.vstack([np.zeros(6), np.diag(steps), -np.diag(steps)])
     for _ in range(max_iter):
-        f, ok = _noncentral_of_grids(m, x + probe)
-        if not ok[0]:
-            raise _singular("the EMA moments' covariance is not positive definite")
-        if not ok.all():
-            # the solution lies on the edge of the positive definite covariances: PeakFQ's Newton iteration
-            # (analytic Jacobian, step halving) ends there too and keeps its last positive definite iterate
-            break
-        jac = ((f[1:7] - f[7:13]) / (2 * steps[:, None])).T
+        up, dn = steps.copy(), -steps.copy()
+        for _cut in range(20):
+            probe = np.vstack([np.zeros(6), np.diag(up), np.diag(dn)])
+            f, ok = _noncentral_of_grids(m, x + probe)
+            if not ok[0]:
+                raise _singular("the EMA moments' covariance is not positive definite")
+            if ok.all():
+                break
+            up = np.where(ok[1:7], up, up / 10.0)
+            dn = np.where(ok[7:13], dn, dn / 10.0)
+        else:
+            raise _singular("the EMA moments' covariance is at the edge of the positive definite ones")
+        jac = ((f[1:7] - f[7:13]) / (up - dn)[:, None]).T
         d = np.linalg.solve(jac, target - f[0])
         full = True
-        for _half in range(60):
+        for _half in range(100):
             if _factor(_untri(x + d)) is not None:
                 break
             d *= 0.5
@@ -272,7 +286,7 @@ def central_cov(m, s_mn: np.ndarray, *, max_iter: int = 60) -> np.ndarray:
         else:
             raise _singular("no positive definite covariance of the EMA moments was found")
         x = x + d
-        if full and np.all(np.abs(d) <= 1e-11 * np.maximum(np.abs(x), 1e-300)):
+        if full and d[5] ** 2 <= _NEWTON_TOL:
             break
     return _untri(x)
 
@@ -326,19 +340,20 @@ def skew_mse(groups: Groups, m, rule: str, *, record_cov: np.ndarray | None = No
     return b17b_skew_mse(n_adj, m[2]) / full * site
 
 
-def parameter_cov(groups: Groups, m, regional_skew_mse: float | None, rule: str) -> np.ndarray:
+def parameter_cov(groups: Groups, m, regional_skew_mse: float | None, rule: str, fixed_skew: bool = False
+                  ) -> np.ndarray:
     """Covariance of (M, S2, G) with the skew's share replaced by the weighted or regional skew's.
 
-    ``regional_skew_mse``: None for the at-site skew, 0 for a fixed regional skew, > 0 for the weighted
-    skew ``G_w = w G + (1 - w) G_R``, ``w = MSE_R/(MSE_site + MSE_R)``, so that
-    ``Var(G_w) = w^2 Var(G) + (1 - w)^2 MSE_R``.
+    ``regional_skew_mse``: None for the at-site skew, > 0 for the weighted skew ``G_w = w G + (1 - w) G_R``,
+    ``w = MSE_R/(MSE_site + MSE_R)``, so that ``Var(G_w) = w^2 Var(G) + (1 - w)^2 MSE_R``; with
+    ``fixed_skew`` the regional skew alone (w = 0: Var(G) = MSE_R, 0 for a skew without error).
     """
     mc = (float(m[0]), float(m[1]), max(-_SKEW_MAX_REG, min(_SKEW_MAX_REG, float(m[2]))))
     V = moment_cov(groups, mc)
     if regional_skew_mse is None:
         return V
     r = float(regional_skew_mse)
-    w = r / (skew_mse(groups, mc, rule, record_cov=V) + r) if r > 0 else 0.0
+    w = r / (skew_mse(groups, mc, rule, record_cov=V) + r) if (r > 0 and not fixed_skew) else 0.0
     V[0, 2] = V[2, 0] = w * V[0, 2]
     V[1, 2] = V[2, 1] = w * V[1, 2]
     V[2, 2] = w * w * V[2, 2] + (1.0 - w) ** 2 * r
@@ -349,15 +364,27 @@ def parameter_cov(groups: Groups, m, regional_skew_mse: float | None, rule: str)
 # 4. Confidence limits of the quantiles
 # --------------------------------------------------------------------------------------------
 
-def _limits_at(groups, m, F, confidence, r_mse, rule):
-    g1 = quadrature_grid(m, parameter_cov(groups, m, r_mse, rule))
+def student_t_quantile(p: float, nu) -> np.ndarray:
+    """Student's t quantile as PeakFQ evaluates it: exact up to 20 degrees of freedom, and above them the
+    inverse of Abramowitz & Stegun's (1964, 26.7.8) normal approximation of the t distribution,
+    ``z = t (1 - 1/(4 nu)) / sqrt(1 + t^2/(2 nu))``, which PeakFQ's t routine uses there."""
+    nu = np.asarray(nu, dtype=float)
+    z = float(stats.norm.ppf(p))
+    c = 1.0 - 1.0 / (4.0 * nu)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        approx = z / np.sqrt(c * c - z * z / (2.0 * nu))
+    return np.where(nu > 20.0, approx, stats.t.ppf(p, np.minimum(nu, 20.0)))
+
+
+def _limits_at(groups, m, F, confidence, r_mse, rule, fixed=False):
+    g1 = quadrature_grid(m, parameter_cov(groups, m, r_mse, rule, fixed))
     if g1 is None:
         raise _singular("the covariance of the EMA parameters is not positive definite")
     pts1, w1 = g1
     qp1 = np.array([p3.quantile(F, pt) for pt in pts1])          # (8, nq)
     sp1 = np.empty_like(qp1)
     for i, pt in enumerate(pts1):
-        g2 = quadrature_grid(pt, parameter_cov(groups, pt, r_mse, rule))
+        g2 = quadrature_grid(pt, parameter_cov(groups, pt, r_mse, rule, fixed))
         if g2 is None:
             raise _singular("the covariance of the EMA parameters is not positive definite at a node")
         pts2, w2 = g2
@@ -373,7 +400,7 @@ def _limits_at(groups, m, F, confidence, r_mse, rule):
     v22 = wn @ (c_s * c_s)
     beta = v12 / v11
     nu = np.maximum(0.5 * v11 / np.maximum(v22 - v12**2 / v11, 1e-300), 5.0)
-    t = stats.t.ppf(0.5 * (1.0 + confidence), nu)
+    t = student_t_quantile(0.5 * (1.0 + confidence), nu)
     se = np.sqrt(v11)
     upper = y + se * t / np.maximum(0.5, 1.0 - beta * t)
     lower = y - se * t / np.maximum(0.5, 1.0 + beta * t)
@@ -381,7 +408,7 @@ def _limits_at(groups, m, F, confidence, r_mse, rule):
 
 
 def quantile_limits(groups: Groups, m, F, *, confidence: float = 0.90, regional_skew_mse: float | None,
-                    rule: str) -> dict[str, np.ndarray]:
+                    rule: str, fixed_skew: bool = False) -> dict[str, np.ndarray]:
     """Log quantiles at non-exceedance ``F`` with their confidence limits (Cohn et al. 2001; Cohn 2013).
 
     Returns log10 ``quantile``, ``lower``, ``upper``, ``variance`` of the log quantile and the Student t
@@ -390,10 +417,10 @@ def quantile_limits(groups: Groups, m, F, *, confidence: float = 0.90, regional_
     F = np.atleast_1d(np.asarray(F, dtype=float))
     g = float(m[2])
     if abs(g) > SKEW_MIN:
-        y, lo, hi, var, nu = _limits_at(groups, m, F, confidence, regional_skew_mse, rule)
+        y, lo, hi, var, nu = _limits_at(groups, m, F, confidence, regional_skew_mse, rule, fixed_skew)
     else:
-        a = _limits_at(groups, (m[0], m[1], -SKEW_MIN), F, confidence, regional_skew_mse, rule)
-        b = _limits_at(groups, (m[0], m[1], SKEW_MIN), F, confidence, regional_skew_mse, rule)
+        a = _limits_at(groups, (m[0], m[1], -SKEW_MIN), F, confidence, regional_skew_mse, rule, fixed_skew)
+        b = _limits_at(groups, (m[0], m[1], SKEW_MIN), F, confidence, regional_skew_mse, rule, fixed_skew)
         w = (g + SKEW_MIN) / (2.0 * SKEW_MIN)
         y = p3.quantile(F, m)
         lo, hi = (1 - w) * a[1] + w * b[1], (1 - w) * a[2] + w * b[2]

@@ -87,7 +87,20 @@ def _griffis_mse(n: float, g: float) -> float:
 
 
 def effective_record_length(skew: float, mse: float) -> float:
-    """The record length whose at-site skew has MSE ``mse`` by Griffis et al. (2004, eq. 2)."""
+    """The record length whose at-site skew has MSE ``mse`` by Griffis et al. (2004, eq. 2).
+
+    PeakFQ's iteration: from 20 years, ``n <- n (1 + (MSE(n) - mse)/mse)`` until the MSE is within 1e-10; Griffis'
+    MSE is not monotone in short records, and this finds the root PeakFQ finds. A bracketing search where it
+    does not settle in 100 steps (PeakFQ stops there).
+    """
+    n = 20.0
+    for _ in range(100):
+        delta = _griffis_mse(n, skew) - mse
+        if abs(delta) < 1e-10:
+            return float(n)
+        n = n + n * (delta / mse)
+        if not (math.isfinite(n) and n > 0):
+            break
     f = lambda n: _griffis_mse(n, skew) - mse  # noqa: E731
     lo, hi = 3.0, 1e6
     if f(lo) < 0:

@@ -74,10 +74,11 @@ _PEAKFQ = ("Flynn, K.M., Kirby, W.H. and Hummel, P.R. (2006) User's manual for p
 
 #: The annual exceedance probabilities of PeakFQ's frequency table, in its order.
 PEAKFQ_AEPS = (0.995, 0.99, 0.95, 0.9, 0.8, 0.6667, 0.5, 0.4292, 0.2, 0.1, 0.04, 0.02, 0.01, 0.005, 0.002)
-#: The 32 non-exceedance probabilities at which PeakFQ's EMA computes quantiles and limits.
-PEAKFQ_GRID = (0.0005, 0.001, 0.002, 0.005, 0.010, 0.020, 0.025, 0.040, 0.050, 0.100, 0.200, 0.300, 0.3333, 0.400,
-               0.4296, 0.5, 0.5708, 0.600, 0.700, 0.800, 0.900, 0.950, 0.960, 0.975, 0.980, 0.990, 0.995, 0.998,
-               0.999, 0.9999, 0.99999, 0.999999)
+#: The 25 annual exceedance probabilities at which PeakFQ 8.1.0 computes quantiles and limits (its default set).
+PEAKFQ_810_AEPS = (0.995, 0.99, 0.98, 0.975, 0.96, 0.95, 0.9, 0.8, 0.7, 0.6667, 0.6, 0.5704, 0.5, 0.4292, 0.4, 0.3,
+                   0.2, 0.1, 0.05, 0.04, 0.025, 0.02, 0.01, 0.005, 0.002)
+#: Their non-exceedance probabilities, in order: the grid on which PeakFQ keeps the limits monotone.
+PEAKFQ_GRID = tuple(1.0 - a for a in PEAKFQ_810_AEPS)
 
 _ZERO_LOG = -99.0     # PeakFQ's log10 of a zero flow (1e-99)
 _LOW_LOG = -6.0       # lower bound PeakFQ gives a recoded low outlier
@@ -177,8 +178,9 @@ def _build_record(peaks, years, historical_peaks, perception_thresholds, interva
         raise InputError.bad_value("interval_peaks", clash, "years without a historical peak")
 
     def period_of(year: int) -> tuple[float, float] | None:
+        # the thresholds apply in the order given, a later one replacing an earlier one (PeakFQ's PCPT_Thresh)
         inside = [(lo, hi) for s, e, lo, hi in thr if s <= year <= e]
-        return max(inside) if inside else None
+        return inside[-1] if inside else None
 
     ql, qu, tl, tu, kind, yr = [], [], [], [], [], []
 
@@ -258,9 +260,9 @@ def _low_outliers(ql, qu, tl, kind, test: str, fixed: float | None) -> tuple[np.
     sysmask = np.isin(kind, ("systematic", "zero"))
     x = np.sort(ql[sysmask])
     nzero = int((x <= -80).sum())
-    if x.size > nzero:
-        qmin = x[nzero]
-        less = (kind == "interval") & (qu <= qmin)   # "less than" peaks below every measured one count too
+    if x.size:
+        # censored years known to lie below every measured peak (zeros included, as PeakFQ compares) count too
+        less = np.isin(kind, ("interval", "below_threshold")) & (qu <= x[0])
         x = np.sort(np.concatenate([x, qu[less]]))
     info: dict[str, Any] = {"test": test, "n_low": 0, "n_zero": nzero, "threshold": None, "p_values": None,
                             "omega": None, "critical_log10": None, "sample_size": int(x.size)}
@@ -338,7 +340,8 @@ def fit_lp3_ema(
         Floods known from outside the systematic record.
     perception_thresholds : sequence of dict, optional
         ``{"start", "end", "lower"[, "upper"]}``: in water years start..end a flood between ``lower``
-        and ``upper`` (default infinite) would have been recorded. Years in such a period with no
+        and ``upper`` (default infinite) would have been recorded; applied in order, a later period
+        replacing an earlier one in the years they share (as PeakFQ's PCPT_Thresh lines). Years in such a period with no
         recorded flood count as below ``lower`` (censored); a lower threshold of 0 marks an unknown
         year (a gap).
     interval_peaks : mapping {year: (lower, upper)}, optional
@@ -483,9 +486,10 @@ def _limits(fit: Mapping[str, Any], F: np.ndarray, confidence: float) -> dict[st
     m = _moments(fit)
     groups = _pattern_from_json(fit["censoring_pattern"])
     option = fit.get("skew_option")
-    r_mse = {"station": None, "regional": 0.0}.get(option, fit.get("regional_skew_mse"))
+    r_mse = None if option == "station" else (fit.get("regional_skew_mse") or 0.0)
+    # a regional skew used alone still carries its MSE into the limits, as PeakFQ carries it
     return bv.quantile_limits(groups, m, F, confidence=confidence, regional_skew_mse=r_mse,
-                              rule=fit.get("skew_mse_rule") or "ADJE")
+                              rule=fit.get("skew_mse_rule") or "ADJE", fixed_skew=option == "regional")
 
 
 def _check_fit(fit) -> None:
@@ -536,8 +540,9 @@ def peakfq_quantile_table(fit: Mapping[str, Any], *, confidence: float = 0.90,
                           aeps: Sequence[float] = PEAKFQ_AEPS) -> dict[str, Any]:
     """PeakFQ's frequency table: the EMA estimate and its limits at each annual exceedance probability.
 
-    At PeakFQ's own probabilities the limits are computed on its 32-point grid and passed through its
-    monotonicity rule (limits never narrow moving away from the median); at other probabilities directly.
+    At PeakFQ's own probabilities the limits are computed on PeakFQ 8.1.0's 25-point grid and passed through its
+    monotonicity rule (limits never narrow moving away from the median, taken over that grid in order); at other
+    probabilities directly.
 
     Returns ``{"method": "peakfq_quantile_table", "ok", "confidence", "unit", "rows": [{aep, return_period,
     estimate, lower, upper, variance_log10}], "meta"}``, rows in PeakFQ's order (most frequent first).

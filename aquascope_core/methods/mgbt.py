@@ -4,7 +4,7 @@ For the k-th smallest of n log floods, ``omega_k = (x_(k) - mean(x_(k+1..n))) / 
 p-value is the probability of so low a value in a normal sample of n (:func:`mgbt_pvalue`). The count of
 low outliers is the larger of two sweeps over k = 1..n/2 (PeakFQ's rule): outward from the median, the
 largest k with ``p_k < alpha_out`` (0.005); inward from the smallest flood, the run of consecutive
-``p_k < alpha_zero`` (0.10). Zero flows enter as 1e-88 and so are always low outliers.
+``p_k < alpha_zero`` (0.10). Zero flows enter as 1e-20 (PeakFQ 8.1.0's value) and so are always low outliers.
 """
 
 from __future__ import annotations
@@ -26,7 +26,8 @@ BULLETIN_17C = (
     "England, J.F. Jr. et al. (2018, v1.1 2019) Guidelines for determining flood flow frequency, Bulletin 17C. "
     "U.S. Geological Survey Techniques and Methods 4-B5, https://doi.org/10.3133/tm4B5"
 )
-ZERO_LOG = -88.0  # log10 of the flow a zero stands for in the test
+ZERO_LOG = -20.0  # log10 of the flow a zero stands for in the test (PeakFQ 8.1.0 passes zeros as 1e-20)
+_T_EXACT_DF = 20.0  # above it PeakFQ's non-central t is Abramowitz & Stegun's normal approximation
 
 _U, _WU = np.polynomial.legendre.leggauss(120)
 _MGBT_NODES = 0.5 * (_U + 1.0) * (1 - 2e-7) + 1e-7  # the probability of the r-th order statistic
@@ -66,8 +67,21 @@ def mgbt_pvalue(n: int, r: int, eta: float) -> float:
     df = 2.0 * shape
     ncp = (mu_mp - zr) / sig_mp
     q = -(np.sqrt(mu2) / sig_mp) * (eta + lam)
-    integrand = stats.nct.sf(q, df, ncp)
+    integrand = _nct_sf(q, df, ncp)
     return float(np.clip(np.sum(wz * integrand), 0.0, 1.0))
+
+
+def _nct_sf(q, df, ncp):
+    """P(T > q) for the non-central t, as PeakFQ evaluates it: exactly up to 20 degrees of freedom, above them
+    by Abramowitz & Stegun's (1964, 26.7.10) normal approximation ``z = (q (1 - 1/(4 df)) - ncp) / sqrt(1 +
+    q^2/(2 df))``."""
+    df = np.asarray(df, dtype=float)
+    z = (q * (1.0 - 1.0 / (4.0 * df)) - ncp) / np.sqrt(1.0 + q * q / (2.0 * df))
+    out = special.ndtr(-z)
+    small = df <= _T_EXACT_DF
+    if np.any(small):
+        out = np.where(small, stats.nct.sf(q, np.where(small, df, 1.0), ncp), out)
+    return out
 
 
 def sweep(pvalues, *, alpha_out: float = 0.005, alpha_zero: float = 0.10) -> int:

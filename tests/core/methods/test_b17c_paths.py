@@ -66,7 +66,7 @@ def test_an_interval_peak_between_close_bounds_acts_as_the_peak(big_sandy):
 
 
 def test_zero_flows_are_recoded_as_peakfq_does(big_sandy):
-    """Zeros enter the test as 1e-88 and so are low outliers; the floods the sweeps flag with them are censored
+    """Zeros enter the test as 1e-20 (PeakFQ 8.1.0's value) and so are low outliers; the floods the sweeps flag with them are censored
     below the smallest flood kept, which becomes every year's lower perception threshold (PeakFQ's recoding)."""
     years = [int(y) for y in big_sandy["systematic_peaks"]]
     peaks = list(big_sandy["systematic_peaks"].values())
@@ -75,7 +75,7 @@ def test_zero_flows_are_recoded_as_peakfq_does(big_sandy):
     lo = fit["low_outliers"]
     qmin = min(p for p in peaks if p > 0)
     assert fit["n_zero"] == 2 and lo["n_zero"] == 2
-    assert lo["n_low"] >= 2 and lo["p_values"][1] < 1e-20  # the second zero: p ~ 0
+    assert lo["n_low"] >= 2 and lo["p_values"][1] < 1e-12  # the second zero: p ~ 0
     kept = sorted(peaks)[lo["n_low"]]
     assert lo["threshold"] == pytest.approx(kept) and lo["critical_log10"] == pytest.approx(math.log10(kept))
     assert kept > qmin and fit["n_censored_years"] == lo["n_low"]
@@ -102,14 +102,19 @@ def test_a_finite_upper_threshold_is_a_censoring_bound(big_sandy):
     assert fit["parameters"]["mean_log"] == pytest.approx(plain["parameters"]["mean_log"], rel=1e-12)
 
 
-def test_a_fixed_regional_skew_has_limits_without_skew_uncertainty(big_sandy):
-    """skew_option='regional' (no skew variance): the quadrature holds G fixed; the band is narrower than with the
-    weighted skew, whose MSE enters the limits."""
+def test_a_regional_skew_carries_its_mse_into_the_limits(big_sandy):
+    """skew_option='regional': without an MSE the quadrature holds G fixed and the band is narrower than the weighted
+    skew's; with its MSE (PeakFQ 8.1.0's Regional) Var(G) is that MSE, wider than the weighted skew's, whose MSE is
+    at most the smaller of the two."""
     years = [int(y) for y in big_sandy["systematic_peaks"]]
     peaks = list(big_sandy["systematic_peaks"].values())
     kw = dict(years=years, historical_peaks={int(y): v for y, v in big_sandy["historical_peaks"].items()},
-              perception_thresholds=big_sandy["thresholds"], regional_skew=-0.5, regional_skew_mse=0.3025)
+              perception_thresholds=big_sandy["thresholds"], regional_skew=-0.5)
     fixed = b17.ema_confidence_band(b17.fit_lp3_ema(peaks, skew_option="regional", **kw), [100])
-    weighted = b17.ema_confidence_band(b17.fit_lp3_ema(peaks, **kw), [100])
+    with_mse = b17.ema_confidence_band(b17.fit_lp3_ema(peaks, skew_option="regional", regional_skew_mse=0.3025, **kw),
+                                       [100])
+    weighted = b17.ema_confidence_band(b17.fit_lp3_ema(peaks, regional_skew_mse=0.3025, **kw), [100])
     assert fixed["ok"] and fixed["lower"][0] < fixed["return_levels"][0] < fixed["upper"][0]
-    assert fixed["upper"][0] / fixed["lower"][0] < weighted["upper"][0] / weighted["lower"][0]
+    width = {k: b["upper"][0] / b["lower"][0] for k, b in (("fixed", fixed), ("mse", with_mse), ("w", weighted))}
+    assert width["fixed"] < width["w"] < width["mse"]
+    assert with_mse["return_levels"] == pytest.approx(fixed["return_levels"], rel=1e-12)

