@@ -21,21 +21,16 @@ from aquascope_core.methods.bulletin17c import ema_confidence_band, fit_lp3_ema
 _REPO = Path(__file__).resolve().parents[3]
 
 # Exceptions to "within one unit of the last printed digit", each explained.
-# 06177820.00: two "less than" peaks (2015 < 12 ft3/s, 2016 < 1 ft3/s, INTERVAL lines) lie below every measured
-#   peak; this package's multiple Grubbs-Beck sample counts them (46 peaks, 7 low outliers), PeakFQ leaves interval
-#   years out of it (44 peaks, 8 low outliers, threshold 14.9 ft3/s; PeakFQ 8.1.0's Fortran agrees with 7.4). The fit
-#   differs from there on; the whole analysis is exempt and the count is checked instead.
 # 06329350.00: the at-site skew is 0.1187 against 7.4's printed 0.122; PeakFQ 8.1.0's Fortran run with 7.4's INV
 #   weighting gives 0.1187 too (data README), so 7.4 and 8.1.0 differ here; moments and quantiles within 0.6 %.
-_WHOLE_EXEMPT = {"06177820.00"}
 _MOMENTS_EXEMPT = {"06329350.00": 0.06}
-# The 90 % limits: PeakFQ 8.1.0's Fortran with INV reproduces 7.4's limits to the printed digit at 21 of 24
-# analyses, this package's EMA variance under INV weighting does not: its limits are within 0.6 % of 7.4's
-# (within 4 % at 06328900.00, whose limits move with the order of the rows given to EMA, as in 8.1.0's Fortran).
-# Under HWN, the weighting of PeakFQ 8.1.0 and of the crew's reports, the Powder River limits equal 8.1.0's
-# within 0.01 % (test below). The tolerance is the measured one, not a target.
-_LIMITS_REL = {"06328900.00": 0.04}
-_LIMITS_DEFAULT = 0.006
+# The 90 % limits agree with 7.4's to the printed digit at 21 of 24 analyses. At three they differ by the measured
+# amounts below: 06328900.00 (5.2e-3), whose limits move with the order of the rows given to EMA by 5.8e-3 in
+# PeakFQ 8.1.0's own Fortran (tests/core/methods/test_b17c_peakfq810.py names it); 06329350.00 (3.3e-3), where 7.4
+# and 8.1.0 differ already in the at-site skew (above); 06328700.00 (7.2e-4). Under HWN, the weighting of PeakFQ 8.1.0
+# and of the crew's reports, the Powder River limits equal 8.1.0's within 0.01 % (test below).
+_LIMITS_REL = {"06328900.00": 0.006, "06329350.00": 0.004, "06328700.00": 0.001}
+_LIMITS_DEFAULT = 0.0
 
 
 def _unit(printed: str) -> float:
@@ -62,9 +57,6 @@ def test_every_analysis_of_the_study_against_peakfq_74_under_inv():
         fit = fit_lp3_ema(**kw)
         assert fit["ok"], aid
         lo = fit["low_outliers"]
-        if aid in _WHOLE_EXEMPT:
-            assert (lo["n_low"], int(info["PILFs"])) == (7, 8), aid
-            continue
         assert lo["n_low"] == int(info["PILFs"]), aid
         if lo["n_low"]:
             assert _within_printed(lo["threshold"], info["PILF_Thresh"]), (aid, lo["threshold"], info["PILF_Thresh"])
@@ -92,7 +84,7 @@ def test_every_analysis_of_the_study_against_peakfq_74_under_inv():
                 want = float(row[key])
                 assert _within_printed(got, row[key]) or got == pytest.approx(want, rel=rel), (aid, a, key, got, want)
         checked += 1
-    assert checked == 23
+    assert checked == 24
 
 
 def test_the_catalogue_holds_each_gauge_once_at_its_coordinates_with_its_area():
