@@ -198,6 +198,13 @@ def _sig_digits(x: Any) -> int:
     return len(digits.rstrip("0")) if "." not in s else len(digits)
 
 
+def _rounds_twice(x: Any) -> bool:
+    """True when a printed number cannot be re-rounded to three figures without knowing the value it was printed
+    from: its digits after the third significant one are a lone 5 ("3,055" may be 3,054.6 or 3,055.4)."""
+    digits = str(x).strip().lstrip("-").replace(",", "").replace(".", "").lstrip("0")
+    return len(digits) > 3 and digits[3:].rstrip("0") == "5"
+
+
 def one_precision(sections: Sequence[dict[str, Any]], values: Iterable[Any]) -> None:
     """Each key number printed one way in every table: a table column holding one (at a precision of three figures
     or more) is written as the report writes numbers (:func:`fmt`, three significant figures), all its cells."""
@@ -216,7 +223,9 @@ def one_precision(sections: Sequence[dict[str, Any]], values: Iterable[Any]) -> 
                 continue
             for r in rows:
                 if j < len(r) and (v := _as_number(r[j])) is not None and not isinstance(r[j], int):
-                    r[j] = fmt(float(v))
+                    # a cell printed at a lone trailing 5 keeps its printed figures: rounding it again could move it
+                    # to the wrong side (double rounding), and the report never prints a number its result lacks
+                    r[j] = r[j] if isinstance(r[j], str) and _rounds_twice(r[j]) else fmt(float(v))
 
     def walk(s: dict[str, Any]) -> None:
         for t in s.get("tables") or []:

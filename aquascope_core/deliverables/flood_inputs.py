@@ -83,10 +83,13 @@ def record_sentence(payload: Mapping[str, Any]) -> str:
     sysm = [r[0] for r in rows if r[7] in ("systematic",) or r[7].startswith("low outlier")]
     hist = [r[0] for r in rows if r[7] == "historical"]
     analysed = [r[0] for r in rows if not r[7].startswith("not in")]
-    text = f"{len(sysm)} systematic peaks {min(sysm)}-{max(sysm)}" if sysm else "no systematic peaks"
+    span = (min(analysed), max(analysed))
+    text = f"{len(sysm)} systematic peaks" if sysm else "no systematic peaks"
+    if sysm and (hist or (min(sysm), max(sysm)) != span):  # the systematic years named when they are not the span
+        text += f" {min(sysm)}-{max(sysm)}"
     if hist:
         text += f" and {len(hist)} historical peak{'s' if len(hist) != 1 else ''}"
-    return f"{text}, {min(analysed)}-{max(analysed)} ({len(analysed)} years)"
+    return f"{text}, {span[0]}-{span[1]} ({len(analysed)} years)"
 
 
 def input_summary(payload: Mapping[str, Any], unit: str | None = None, source: str = "") -> list[list[Any]]:

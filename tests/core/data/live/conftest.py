@@ -30,12 +30,4 @@ def make_source(live_env, tmp_path) -> Callable[..., Any]:
 
 
 
-FIXTURES = __import__("pathlib").Path(__file__).parent / "fixtures"
-
-
-def recorded(name: str):
-    """A recorded service answer (tests/core/data/live/fixtures; sources in its README): JSON decoded, else text."""
-    import json
-
-    text = (FIXTURES / name).read_text(encoding="utf-8")
-    return json.loads(text) if name.endswith(".json") else text
+from recorded_answers import FIXTURES, recorded  # noqa: E402,F401  (kept importable here too)

@@ -9,7 +9,7 @@ from aquascope_core.data.fetch import fetch_gauge
 from aquascope_core.data.held import HeldSource, held_records, held_sources
 from aquascope_core.errors import DataNotFoundError, InputError, SourceError
 from aquascope_core.tools.context import DataContext
-from conftest import recorded
+from recorded_answers import recorded
 from live_mock import Script, ok
 
 

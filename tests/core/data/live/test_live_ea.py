@@ -66,7 +66,7 @@ def test_the_measure_read_is_the_daily_mean_flow_measure_the_service_lists(make_
     """The measure item as the service lists it (fixtures/README.md: copied from the service's output by a
     public project, not stated as recorded): its notation is the path the adapter reads, its unit the one it
     labels, and it is the qualified daily mean."""
-    from conftest import recorded
+    from recorded_answers import recorded
 
     item = recorded("ea_hydrology_measure_052d0819_daily_mean_flow_item.json")
     assert (item["periodName"], item["valueType"], item["period"], item["observationType"]["label"]) == (
@@ -88,7 +88,7 @@ def _printed_items(block: int) -> list[dict]:
     The columns printed are transcribed under their own names (``dateTime`` from its two printed halves, with
     the ``T`` of ISO 8601); ``measure`` is left out (printed truncated); ``<NA>``/``NA`` cells are absent fields.
     Values are as printed (rounded to three significant figures by the printer)."""
-    from conftest import recorded
+    from recorded_answers import recorded
 
     text = recorded("ea_hydrology_readings_printed_simonmoulds_ea_readme.txt").split("\n# ---\n")[block]
     lines = [ln[2:].rstrip() for ln in text.splitlines() if ln.startswith("#>") and not ln.startswith("#> #")]

@@ -50,7 +50,7 @@ def test_flood_b17c_live_then_fetch_and_offline_gives_the_same_report(stand_in, 
     monkeypatch.setenv("AQUASCOPE_HOME", str(tmp_path / "live"))
     live = solve(FLOOD, lat=PATUXENT[0], lon=PATUXENT[1], live=True, artifact_root=str(tmp_path / "a"))
     assert not live.declined and live.study.plan["branch"] == "bulletin17c"
-    assert "19,700 ft3/s" in live.answer and "20 systematic peaks (2000 to 2019)" in live.answer
+    assert "19,800 ft3/s" in live.answer and "20 systematic peaks, 2000-2019 (20 years)" in live.answer
     assert any("National Water Information System" in r and "retrieved " in r for r in live.report["references"])
     # the adapters asked what the real services are asked, with their query strings
     asked = [(urlparse(p).path, {k: v[0] for k, v in parse_qs(urlparse(p).query).items()}) for p in stand_in.requests]
@@ -94,11 +94,11 @@ def test_drought_study_live_from_paged_daily_values_marks_provisional_data(stand
 
 def test_the_same_peak_file_uploaded_offline_gives_the_same_flood(tmp_path, monkeypatch):
     """The other path the reports name: the USGS peak file (here the recorded RDB answer) uploaded, no network."""
-    from conftest import FIXTURES
+    from recorded_answers import FIXTURES
     from graphs.solve import solve
 
     _network_off(monkeypatch)
     r = solve(FLOOD, lat=PATUXENT[0], lon=PATUXENT[1], tables={"01594440.rdb": FIXTURES / "nwis_peaks_01594440.rdb"},
               artifact_root=str(tmp_path / "a"))
     assert not r.declined and r.study.plan["branch"] == "bulletin17c"
-    assert "19,700 ft3/s" in r.answer and "20 systematic peaks (2000 to 2019)" in r.answer
+    assert "19,800 ft3/s" in r.answer and "20 systematic peaks, 2000-2019 (20 years)" in r.answer

@@ -15,7 +15,7 @@ from live_mock import Script, malformed, ok, status, timeout_error
 
 def _answer(var, unit, times, values):
     """The recorded archive envelope (fixtures/open_meteo_era5_archive_bergen_mean.json) carrying one case's values."""
-    from conftest import recorded
+    from recorded_answers import recorded
 
     body = recorded("open_meteo_era5_archive_bergen_mean.json")
     body["daily_units"] = {"time": "iso8601", var: unit}
@@ -80,7 +80,7 @@ def test_timeout_and_malformed_json(make_source):
 # --- recorded answers (fixtures/README.md): the flood API's two-point answer and its 400 body
 
 def test_glofas_recorded_answer_values_unit_and_grid_cell(make_source):
-    from conftest import recorded
+    from recorded_answers import recorded
 
     script = Script(ok(recorded("open_meteo_flood_two_locations.json")))
     s = make_source(GlofasLive, script).fetch_series("glofas:27.6750,68.8750", "discharge", start="2026-10-08",
@@ -93,7 +93,7 @@ def test_glofas_recorded_answer_values_unit_and_grid_cell(make_source):
 
 
 def test_recorded_400_body_is_the_message(make_source):
-    from conftest import recorded
+    from recorded_answers import recorded
 
     body = recorded("open_meteo_400_invalid_variable.json")
     with pytest.raises(SourceError, match="Cannot initialize WeatherVariable from invalid String value river_discharge"):
@@ -104,7 +104,7 @@ def test_recorded_400_body_is_the_message(make_source):
 # --- recorded ERA5 archive answers (fixtures/README.md): Bergen, 2025-01-15..17, models=era5, timezone GMT
 
 def _era5_recorded(make_source, name, variable, start="2025-01-15", end="2025-01-17"):
-    from conftest import recorded
+    from recorded_answers import recorded
 
     script = Script(ok(recorded(name)))
     s = make_source(OpenMeteoEra5Live, script).fetch_series("era5:60.3900,5.3200", variable, start=start, end=end)
@@ -139,7 +139,7 @@ def test_era5_recorded_fahrenheit_answer_is_refused_not_misread(make_source):
 
 def test_era5_recorded_envelope_with_a_shifted_day_or_unix_times_is_refused(make_source):
     """The recorded envelope with one field changed: days in another time zone, or times as unix seconds."""
-    from conftest import recorded
+    from recorded_answers import recorded
 
     shifted = recorded("open_meteo_era5_archive_bergen_mean.json")
     shifted.update(utc_offset_seconds=3600, timezone="Europe/Oslo", timezone_abbreviation="GMT+1")

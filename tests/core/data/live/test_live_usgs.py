@@ -10,7 +10,7 @@ import pytest
 
 from aquascope_core.data.live.usgs import UsgsLive
 from aquascope_core.errors import DataNotFoundError, SourceError
-from conftest import recorded
+from recorded_answers import recorded
 from live_mock import Script, malformed, ok, timeout_error
 
 RATE_LIMIT = {"error": {"code": "OVER_RATE_LIMIT", "message": recorded("usgs_429_rate_limit.txt").strip()}}

@@ -13,7 +13,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 
 from aquascope_core.data.live.usgs import UsgsLive
-from conftest import FIXTURES
+from recorded_answers import FIXTURES
 
 pytest.importorskip("dataretrieval.waterdata")
 pytestmark = [pytest.mark.server]
