@@ -64,10 +64,15 @@ def evidence(ws: Mapping[str, Any], *, declined: bool = False) -> set[float]:
             except Exception:  # noqa: BLE001 - an unreadable scope leaves those numbers unproven, not the run broken
                 derived = None
             rules += [pb, derived]
-    record = ((ws.get("findings") or {}).get("decision") or {}).get("record")  # the record's dates and ages
+    decision = (ws.get("findings") or {}).get("decision") or {}
+    from aquascope_core.report_units import restated_numbers
+
+    # the same evidence as the Critic's: the record's dates and ages, the asked unit's conversions, and every flow
+    # or area restated by the units rule
     return number_pool(ok_payloads, gates, study, inventory, recon.get("stations"), recon.get("context"),
-                       brief.get("intake"), brief.get("derived"), spec, run.get("summary"), ws.get("ledger"), record,
-                       *rules)
+                       brief.get("intake"), brief.get("derived"), spec, run.get("summary"), ws.get("ledger"),
+                       decision.get("record"), decision.get("conversion"), decision.get("companion_conversions"),
+                       restated_numbers(ok_payloads), *rules)
 
 
 def report_sections(md: str) -> list[tuple[str, str]]:

@@ -90,9 +90,11 @@ def test_the_mcp_tools_refuse_fast(name):
              "studio_follow_up": lambda: tools.studio_follow_up(HOSTILE[name], study_id="st-000000000000")}
     for tool, call in calls.items():
         _refused_fast(call, name)
-        out = _guarded(getattr(tools, tool))(HOSTILE[name], **(SITE if tool in ("solve_plan", "studio_start")
-                                                               else {"study_id": "st-000000000000"}))
-        assert LIMIT[name] in out["error"], (tool, out)
+        first = "problem" if tool in ("solve_plan", "studio_start") else "text"
+        out = _guarded(getattr(tools, tool))(**{first: HOSTILE[name]},
+                                             **(SITE if first == "problem" else {"study_id": "st-000000000000"}))
+        # the MCP boundary answers an is_error result carrying the error dict
+        assert out.is_error and LIMIT[name] in out.structured_content["error"], (tool, out)
 
 
 def _cli(*args: str, home: Path) -> tuple[subprocess.CompletedProcess, float]:
