@@ -262,8 +262,9 @@ def frequency_curve(payload: Mapping[str, Any], context: Mapping[str, Any]) -> t
 
     label_flow_axis(ax, figure_quantity(payload, context, "Annual maximum flow"), unit, payload, context)
     legend_outside(ax, ncol=2)
-    pp = (f"Hirsch-Stedinger (1987) plotting positions with the historical period, a = {a:g}" if record_years
-          else f"{'Weibull' if a == 0 else 'Cunnane'} plotting positions (a = {a:g})")
+    # named, not numbered: the formula's constant is the method's, not a result the report's checks can hold
+    pp = (f"Hirsch-Stedinger (1987) plotting positions with the historical period ({'Weibull' if a == 0 else 'Cunnane'} "
+          "form)" if record_years else f"{'Weibull' if a == 0 else 'Cunnane'} plotting positions")
     from aquascope_core.deliverables.flood_inputs import record_sentence
 
     note = ", ".join(p for p in (station_label(payload), record_sentence(payload) or f"{len(values)} annual maxima")
