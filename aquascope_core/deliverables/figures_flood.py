@@ -222,7 +222,7 @@ def frequency_curve(payload: Mapping[str, Any], context: Mapping[str, Any]) -> t
                 ax.fill_between(bx, lo, hi, color=c, alpha=0.15, linewidth=0, label=f"{short} {pct}confidence band")
                 ax.plot(bx, lo, color=c, linewidth=0.6, linestyle=":")
                 ax.plot(bx, hi, color=c, linewidth=0.6, linestyle=":")
-                what = ("EMA confidence interval of Bulletin 17C (Cohn and others 2001)" if name == "lp3_ema"
+                what = ("EMA confidence interval of Bulletin 17C" if name == "lp3_ema"
                         else f"confidence interval of the {short} fit")
                 band_word = band_word or f"the shaded band is the {pct}{what}"
     sys_pts = [(v, p) for v, p in pos if v not in hist_vals and 0 < p < 1]
@@ -263,7 +263,7 @@ def frequency_curve(payload: Mapping[str, Any], context: Mapping[str, Any]) -> t
     label_flow_axis(ax, figure_quantity(payload, context, "Annual maximum flow"), unit, payload, context)
     legend_outside(ax, ncol=2)
     # named, not numbered: the formula's constant is the method's, not a result the report's checks can hold
-    pp = (f"Hirsch-Stedinger (1987) plotting positions with the historical period ({'Weibull' if a == 0 else 'Cunnane'} "
+    pp = (f"Hirsch-Stedinger plotting positions with the historical period ({'Weibull' if a == 0 else 'Cunnane'} "
           "form)" if record_years else f"{'Weibull' if a == 0 else 'Cunnane'} plotting positions")
     from aquascope_core.deliverables.flood_inputs import record_sentence
 

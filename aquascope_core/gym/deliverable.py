@@ -2,7 +2,7 @@
 
 :func:`check_deliverable` reads ``report.md`` from the artifact store (the file a person opens) and asks:
 
-- ``faithful``: every number in the prose and the tables of every section but References and the Appendix
+- ``faithful``: every number in the prose and the tables of every section but References, the Appendix, the Glossary and the Sign-off
   (citations and commands) is held by the evidence (:func:`evidence`): the payloads of the steps that
   passed their gates, the gate rows (the value each gate saw and its threshold), the approved plan, the
   inventory and the brief; numbers are matched at their written precision by :mod:`aquascope_core.verify`.
@@ -28,7 +28,7 @@ __all__ = ["evidence", "check_deliverable", "report_sections", "REQUIRED_SECTION
 REQUIRED_SECTIONS = ("summary", "problem", "site_data", "methodology", "results", "limitations", "recommendations",
                      "references", "appendix")
 DECLINED_SECTIONS = ("summary", "appendix")
-UNCHECKED = ("References", "Appendix")  # headings whose numbers are citations, versions and commands
+UNCHECKED = ("References", "Appendix", "Glossary", "Sign-off")  # citations, versions, commands, definitions, blank fields
 _HEADING = re.compile(r"^## (?P<title>.+?)\s*$", re.M)
 _FIGURE = re.compile(r"!\[[^\]]*\]\((?P<name>[^)\s]+)\)")
 

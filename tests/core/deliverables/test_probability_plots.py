@@ -50,7 +50,7 @@ def test_the_b17c_frequency_curve_is_on_a_normal_probability_aep_axis(big_sandy)
     x = list(fit.get_xdata())
     i = min(range(len(x)), key=lambda k: abs(x[k] - 0.01))
     assert abs(x[i] - 0.01) < 0.001 and y[i] == pytest.approx(r.payload["fits"]["lp3_ema"]["return_levels"][5], rel=0.02)
-    assert "Hirsch-Stedinger" in note and "a = 0" in note and "90% EMA confidence interval" in note
+    assert "Hirsch-Stedinger" in note and "Weibull form" in note and "90% EMA confidence interval" in note
     assert "44 systematic peaks 1930-1973 and 3 historical peaks, 1890-1973 (84 years)" in note
     # the return periods on the second axis
     top = fig.axes[1]
