@@ -108,7 +108,9 @@ def dense_quantiles(fit: Mapping[str, Any], aeps: Sequence[float]) -> list[float
     """The fitted distribution's quantiles at ``aeps`` from its parameters (LP3, GEV, Gumbel, log-normal), or None
     when the fit's parameters are not of a family known here (the caller then joins its table)."""
     import numpy as np
-    from scipy import stats
+    from scipy.special import ndtri  # scipy.stats is not imported: it costs more than the figure
+
+    from aquascope_core.methods.lmoments import pearson3_frequency_factor
 
     par = fit.get("parameters") or {}
     dist = str(fit.get("distribution") or "").lower()
@@ -116,7 +118,7 @@ def dense_quantiles(fit: Mapping[str, Any], aeps: Sequence[float]) -> list[float
     try:
         if dist == "lp3" and {"mean_log", "sd_log", "skew_log"} <= set(par):
             base = float(par.get("log_base") or 10.0)
-            k = stats.pearson3(float(par["skew_log"])).ppf(q)
+            k = pearson3_frequency_factor(float(par["skew_log"]), q)
             out = base ** (float(par["mean_log"]) + float(par["sd_log"]) * k)
         elif dist == "gev" and {"xi", "alpha", "k"} <= set(par):
             xi, a, k = float(par["xi"]), float(par["alpha"]), float(par["k"])
@@ -127,7 +129,7 @@ def dense_quantiles(fit: Mapping[str, Any], aeps: Sequence[float]) -> list[float
         elif dist in ("gumbel",) and {"loc", "scale"} <= set(par):
             out = float(par["loc"]) - float(par["scale"]) * np.log(-np.log(q))
         elif dist in ("lognormal", "ln2") and {"mu", "sigma"} <= set(par):
-            out = np.exp(float(par["mu"]) + float(par["sigma"]) * stats.norm.ppf(q))
+            out = np.exp(float(par["mu"]) + float(par["sigma"]) * ndtri(q))
         else:
             return None
     except (TypeError, ValueError):

@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import logging
 import math
+from statistics import NormalDist
 from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from aquascope_core.errors import InputError, InsufficientDataError
 from aquascope_core.result import finish, resolved_parameters, source
@@ -51,6 +51,28 @@ _CITE_SMK = "Hirsch, R.M., Slack, J.R. & Smith, R.A. (1982) Techniques of trend 
 # --------------------------------------------------------------------------------------------
 # input preparation
 
+
+
+_STD_NORMAL = NormalDist()
+
+
+def _norm_ppf(p: float) -> float:
+    """The standard normal quantile (the standard library's, accurate to double precision; scipy.stats is not
+    imported for it, as importing it costs more than a whole trend test)."""
+    return _STD_NORMAL.inv_cdf(float(p))
+
+
+def _average_ranks(y: np.ndarray) -> np.ndarray:
+    """1-based ranks of ``y``, ties given the mean of the ranks they span (as scipy.stats.rankdata's default)."""
+    y = np.asarray(y, dtype=float)
+    order = np.argsort(y, kind="mergesort")
+    ys = y[order]
+    starts = np.flatnonzero(np.r_[True, ys[1:] != ys[:-1]])
+    ends = np.r_[starts[1:], ys.size]
+    mean_rank = (starts + ends + 1) / 2.0
+    ranks = np.empty(y.size, dtype=float)
+    ranks[order] = np.repeat(mean_rank, ends - starts)
+    return ranks
 
 def _decimal_years(idx: pd.DatetimeIndex) -> np.ndarray:
     """Datetimes as decimal years (2000-07-02 12:00 -> 2000.5)."""
@@ -238,7 +260,7 @@ def _sen(slopes: np.ndarray, x: np.ndarray, t: np.ndarray, var_s: float, confide
     """Sen's slope from the sorted pairwise slopes, its rank-based confidence interval (Gilbert 1987,
     sec. 16.5) and the intercept median(x) - slope median(t) (Conover 1980)."""
     slope = float(np.median(slopes))
-    c = float(stats.norm.ppf(0.5 + confidence / 2.0)) * math.sqrt(max(var_s, 0.0))
+    c = _norm_ppf(0.5 + confidence / 2.0) * math.sqrt(max(var_s, 0.0))
     ci = [_order_stat(slopes, (slopes.size - c) / 2.0), _order_stat(slopes, (slopes.size + c) / 2.0 + 1.0)]
     return {"slope": slope, "ci": ci, "intercept": float(np.median(x) - slope * np.median(t))}
 
@@ -273,8 +295,8 @@ def _mk_core(x: np.ndarray) -> dict[str, Any]:
 def _hamed_rao_factor(x: np.ndarray, t: np.ndarray, slope: float, alpha: float) -> float:
     """n/n* of Hamed & Rao (1998) from the significant autocorrelations of the detrended ranks."""
     n = x.size
-    r = _acf(stats.rankdata(_snap(x - slope * t)), n - 1)
-    r = np.where(np.abs(r) > float(stats.norm.ppf(1 - alpha / 2)) / math.sqrt(n), r, 0.0)
+    r = _acf(_average_ranks(_snap(x - slope * t)), n - 1)
+    r = np.where(np.abs(r) > _norm_ppf(1 - alpha / 2) / math.sqrt(n), r, 0.0)
     k = np.arange(1, n)
     return 1.0 + 2.0 / (n * (n - 1) * (n - 2)) * float(np.sum((n - k) * (n - k - 1) * (n - k - 2) * r))
 
@@ -283,7 +305,7 @@ def _prewhiten(x: np.ndarray, t: np.ndarray, slope: float, alpha: float) -> tupl
     """Trend-free pre-whitening (Yue et al. 2002): (series to test, lag-1 autocorrelation, applied)."""
     resid = x - slope * t
     r1 = float(_acf(resid, 1)[0])
-    if abs(r1) <= float(stats.norm.ppf(1 - alpha / 2)) / math.sqrt(x.size):
+    if abs(r1) <= _norm_ppf(1 - alpha / 2) / math.sqrt(x.size):
         return x, r1, False
     return _snap((resid[1:] - r1 * resid[:-1]) + slope * t[1:]), r1, True
 
@@ -294,7 +316,7 @@ _MK_NULL = {"var_S": None, "z": None, "p_value": None, "tau": None, "trend": Non
 
 
 def _verdict(z: float, alpha: float) -> tuple[float, bool, str]:
-    p = float(2.0 * stats.norm.sf(abs(z)))
+    p = math.erfc(abs(z) / math.sqrt(2.0))
     significant = p < alpha
     trend = "no trend" if not significant else ("increasing" if z > 0 else "decreasing")
     return p, significant, trend
@@ -600,7 +622,7 @@ def seasonal_mann_kendall(
     p, significant, trend = _verdict(z, alpha)
     # the seasonal Kendall slope has no single intercept (each season has its own level)
     all_slopes = np.sort(np.concatenate(slopes))
-    c = float(stats.norm.ppf(1 - alpha / 2)) * math.sqrt(var_total)
+    c = _norm_ppf(1 - alpha / 2) * math.sqrt(var_total)
     ci = [_order_stat(all_slopes, (all_slopes.size - c) / 2.0), _order_stat(all_slopes, (all_slopes.size + c) / 2.0 + 1.0)]
     payload.update({
         "S": s_total, "var_S": var_total, "z": z, "p_value": p, "tau": s_total / denom if denom > 0 else None,
