@@ -543,6 +543,15 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _in_process_deliverables() -> None:
+    """A one-shot command draws its figures and documents in this process unless told otherwise: cold worker
+    processes each import matplotlib and the makers again, which costs more than they save in a single study
+    (benchmarks/bench_cli.py: about 1.5x the CPU and more wall time); a long-lived server keeps the default."""
+    from aquascope_core.deliverables.workers import ENV
+
+    os.environ.setdefault(ENV, "0")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -550,6 +559,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         format="%(levelname)s %(name)s: %(message)s")
     from aquascope_core.errors import AquascopeError, DeclinedError, InputError
 
+    if args.func in (cmd_studio, cmd_solve, cmd_run, cmd_export):
+        _in_process_deliverables()
     try:
         return int(args.func(args) or 0)
     except DeclinedError as exc:

@@ -89,6 +89,11 @@ def _costs(ledger: Mapping[str, Any]) -> tuple[int, float | None]:
     return tokens, (None if any(c is None for c in costs) else round(sum(costs), 6))
 
 
+# What the gym scores of a crew's delivery: report.md and the figures it shows (aquascope_core.gym.deliverable).
+# The Word report, HTML, workbook, notebook and bundle are never read by the scoring, so they are not made.
+GYM_FORMATS = "md"
+
+
 def _crew_solve() -> Callable[..., Any]:
     """The crew's headless entry point: ``graphs.solve.solve``, the crew as its compiled graph."""
     from graphs.solve import solve
@@ -99,7 +104,7 @@ def _crew_solve() -> Callable[..., Any]:
 def _team(task: Task, uploads: Mapping[str, Path], *, model: Any = None, store_root: Path, **_: Any) -> dict[str, Any]:
     solve = _crew_solve()
     r = solve(task.text, lat=task.site["lat"], lon=task.site["lon"], tables=dict(uploads),
-              client=model, artifact_root=str(store_root))
+              client=model, artifact_root=str(store_root), formats=GYM_FORMATS)
     ws = r.workspace
     plan = (r.study.plan if r.study else {}) or {}
     tokens, usd = _costs(ws.get("ledger") or {})

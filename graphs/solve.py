@@ -39,11 +39,12 @@ def solve(problem: str | Mapping[str, Any], *, lat: float, lon: float, playbook:
           base_url: str | None = None, timeout: float | None = None, review: Callable[[Study], Study | None] | None = None,
           on_event: Callable[[dict[str, Any]], None] | None = None, max_replans: int = 1, execute: bool = True,
           tables: Mapping[str, Any] | None = None, radius_km: float = 50.0, live: bool = False,
-          artifact_root: str | None = None, max_usd: float | None = None) -> SolveResult:
+          artifact_root: str | None = None, max_usd: float | None = None, formats: Any = None) -> SolveResult:
     """Plan (and unless ``execute=False``, run and report) a study of ``problem`` at (lat, lon); see the module doc.
 
     ``problem`` is the text, or a dict ``{"text", "playbook", "intake"}`` (the intake form of a face).
-    ``tables`` are the user's uploads (name -> path, bytes, text or DataFrame).
+    ``tables`` are the user's uploads (name -> path, bytes, text or DataFrame). ``formats`` are the report formats
+    the Author writes (e.g. ``"md"``; default every format, or AQUASCOPE_FORMATS).
     """
     from aquascope_core.limits import check_brief
 
@@ -70,7 +71,7 @@ def solve(problem: str | Mapping[str, Any], *, lat: float, lon: float, playbook:
     if api_key and not is_key_reference(api_key):
         api_key = hold_key(api_key)  # the key stays in this process's memory; the context names it
     ctx = CrewContext(model=client if client is not None else model, key_ref=api_key, base_url=base_url,
-                      timeout=timeout, live=bool(live), max_replans=int(max_replans),
+                      timeout=timeout, live=bool(live), max_replans=int(max_replans), formats=formats,
                       artifact_root=str(artifact_root or aquascope_home() / "studies" / study_id / "artifacts"))
     request = {"text": text, "radius_km": radius_km, "live": bool(live), "assume_defaults": True,
                **({"playbook": playbook} if playbook else {}), **({"intake": dict(intake)} if intake else {}),
