@@ -280,6 +280,10 @@ def frequency_curve(payload: Mapping[str, Any], context: Mapping[str, Any]) -> t
 # L-moment ratio curves: tau4 as a function of tau3 for the three-parameter distributions (theory, the same for
 # every study: computed once per process on a grid of t3).
 _T3_GRID = tuple(round(-0.2 + 0.02 * i, 2) for i in range(41))
+# Pearson III tau4 as a polynomial in tau3, coefficients of t3^0..t3^8 (Hosking & Wallis 1997, Regional Frequency
+# Analysis, appendix A: polynomial approximations of tau4 in terms of tau3); within 3e-4 of the exact quadrature
+# (lmoments.tau4_on_curve) on this grid, far below a pixel of the diagram.
+_PE3_TAU4_POLY = (0.12240, 0.0, 0.30115, 0.0, 0.95812, 0.0, -0.57488, 0.0, 0.19383)
 
 
 @functools.lru_cache(maxsize=None)
@@ -293,6 +297,8 @@ def _curve(name: str) -> tuple[float, ...]:
         return tuple(t3 * (1 + 5 * t3) / (5 + t3))
     if name == "bound":
         return tuple((5 * t3 * t3 - 1) / 4)
+    if name == "pe3":  # a drawn curve: the polynomial, not the quadrature (scipy's gammaincinv takes seconds on this grid)
+        return tuple(float(sum(a * t3 ** k for k, a in enumerate(_PE3_TAU4_POLY))) for t3 in _T3_GRID)
     return tuple(float(v) for v in np.asarray(tau4_on_curve(name, t3), dtype=float))
 
 

@@ -208,3 +208,17 @@ def test_payload_plot_series_stay_small(drawn):
     _study, run, *_ = drawn["gr4j"]
     plot = run["results"]["s2"]["payload"]["plot"]
     assert len(plot["dates"]) == len(plot["observed"]) == len(plot["simulated"]) == 360
+
+
+def test_the_drawn_pearson3_ratio_curve_follows_the_exact_tau4():
+    """The L-moment diagram's PE3 curve (a polynomial, for speed) stays within 5e-4 of the exact quadrature."""
+    import numpy as np
+
+    from aquascope_core.deliverables import figures_flood
+    from aquascope_core.methods.lmoments import tau4_on_curve
+
+    drawn = dict(zip(figures_flood._T3_GRID, figures_flood._curve("pe3")))
+    at = [-0.1, 0.0, 0.2, 0.3]  # points where the quadrature is quick
+    exact = tau4_on_curve("pe3", np.array(at))
+    assert np.max(np.abs(np.array([drawn[t] for t in at]) - exact)) < 5e-4
+    assert abs(drawn[0.0] - 0.1226) < 1e-3  # the normal distribution's tau4, 0.1226 (Hosking & Wallis 1997)
