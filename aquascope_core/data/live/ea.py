@@ -5,18 +5,26 @@
 - ``/id/stations.json?observedProperty=waterFlow&lat=..&long=..&dist=<km>``: items with ``notation``
   (the station id used here), ``label``, ``lat``, ``long``, ``catchmentArea`` (km2), ``riverName``;
 - ``/id/stations/<id>.json``: one station;
-- ``/id/measures/<id>-flow-m-86400-m3s-qualified/readings.json?mineq-date=..&maxeq-date=..``: items with
-  ``date``, ``dateTime``, ``value`` (m3/s), ``quality`` (Good, Estimated, Suspect, Unchecked, Missing),
-  ``completeness`` (Complete, Incomplete) and on some days ``valid``/``invalid``/``missing`` counts.
+- ``/id/measures/<id>-flow-m-86400-m3s-qualified/readings.csv?mineq-date=..&maxeq-date=..&_limit=..``: the
+  readings as CSV, a header line ``"measure","dateTime","date","value","completeness","quality","qcode"``
+  (on some measures also ``valid``/``invalid``/``missing`` counts) then one quoted row a day; ``value`` in
+  m3/s, empty when there is none; ``quality`` Good, Estimated, Suspect, Unchecked, Missing; ``completeness``
+  Complete, Incomplete. The CSV form is read (not ``readings.json``): it is the form whose answers are on
+  record (tests/core/data/live/fixtures/README.md), and it is the smaller of the two for a long record.
 
-The service does not send the items in date order (seen in its printed answers, fixtures/README.md): they
-are sorted here. Readings without a value or with quality ``Missing`` are gaps (dropped, counted); the
-quality flags are counted in ``attrs["quality"]`` and the days' completeness in ``attrs["completeness"]``
-(a value kept from an incomplete day is said in the note). Open Government Licence v3.0.
+``dateTime`` carries no zone: the service's times are GMT, and a daily mean flow's ``dateTime`` is the start
+of its water day (09:00 in the recorded answer): the value dated D covers D 09:00 to D+1 09:00 GMT. The
+series is indexed by ``date``; the time of day the days start is kept in ``attrs["day_start_gmt"]``.
+The service does not always send the rows in date order (seen in its printed answers): they are sorted
+here. Readings without a value or with quality ``Missing`` are gaps (dropped, counted); the quality flags
+are counted in ``attrs["quality"]`` and the days' completeness in ``attrs["completeness"]`` (a value kept
+from an incomplete day is said in the note). Open Government Licence v3.0.
 """
 
 from __future__ import annotations
 
+import csv
+import io
 from typing import Any
 
 import numpy as np
@@ -34,6 +42,21 @@ def _items(body: Any, what: str) -> list[dict[str, Any]]:
     if not isinstance(body, dict) or not isinstance(body.get("items"), list):
         raise SourceError(f"ea_hydrology: {what}: the answer has no 'items' list")
     return body["items"]
+
+
+def _readings(text: Any, what: str) -> list[dict[str, str]]:
+    """The rows of a readings CSV answer (a header line, then one row a reading)."""
+    if not isinstance(text, str):
+        raise SourceError(f"ea_hydrology: {what}: the answer is not text")
+    reader = csv.DictReader(io.StringIO(text.lstrip("\ufeff")))
+    fields = reader.fieldnames or []
+    if not fields and not text.strip():
+        return []
+    if "value" not in fields or not ({"date", "dateTime"} & set(fields)):
+        first = text.splitlines()[0][:120] if text.strip() else ""
+        raise SourceError(f"ea_hydrology: {what}: the answer is not the readings CSV (its first line is {first!r}; "
+                          "expected date, dateTime and value columns)")
+    return list(reader)
 
 
 def _first(value: Any) -> Any:
@@ -109,31 +132,34 @@ class EaHydrologyLive(LiveSource):
             raise DataNotFoundError(f"ea_hydrology serves daily mean 'discharge' only, not {variable!r}",
                                     argument="variable", value=variable)
         measure = f"{sid}-flow-m-86400-m3s-qualified"
-        url = f"{self.base_url}/id/measures/{measure}/readings.json"
+        url = f"{self.base_url}/id/measures/{measure}/readings.csv"
         params: dict[str, Any] = {"_limit": 2000000}
         if start is not None:
             params["mineq-date"] = pd.Timestamp(start).date().isoformat()
         if end is not None:
             params["maxeq-date"] = pd.Timestamp(end).date().isoformat()
-        body, accessed = self.http.get_json(url, params, what=f"daily mean flow at {sid}",
-                                            check=lambda b: _items(b, f"daily mean flow at {sid}"))
-        items = _items(body, f"daily mean flow at {sid}")
+        what = f"daily mean flow at {sid}"
+        text, accessed = self.http.get_text(url, params, what=what, check=lambda t: _readings(t, what))
         dates, values, quality, completeness = [], [], {}, {}
         incomplete_kept = 0
-        for it in items:
+        day_starts: set[str] = set()
+        for it in _readings(text, what):
             q = str(it.get("quality") or "unknown")
             quality[q] = quality.get(q, 0) + 1
             c = str(it.get("completeness") or "unknown")
             completeness[c] = completeness.get(c, 0) + 1
-            v = it.get("value")
-            day = it.get("date") or (str(it.get("dateTime"))[:10] if it.get("dateTime") else None)
-            if v is None or q == "Missing" or day is None:
+            v = (it.get("value") or "").strip()
+            stamp = (it.get("dateTime") or "").strip()
+            day = (it.get("date") or "").strip() or (stamp[:10] if stamp else None)
+            if not v or q == "Missing" or day is None:
                 continue
             try:
                 values.append(float(v))
-            except (TypeError, ValueError):
+            except ValueError:
                 raise SourceError(f"ea_hydrology: flow at {sid}: value {v!r} on {day} is not a number") from None
             dates.append(pd.Timestamp(day))
+            if len(stamp) > 10:
+                day_starts.add(stamp[11:19])
             incomplete_kept += c == "Incomplete"
         if not values:
             raise DataNotFoundError(f"ea_hydrology: no daily mean flow at {sid}"
@@ -148,4 +174,5 @@ class EaHydrologyLive(LiveSource):
                              start=start, end=end,
                              note="EA daily mean flow (qualified); quality flags and day completeness counted"
                                   + (f"; {incomplete_kept} value(s) from incomplete days" if incomplete_kept else ""),
-                             extra={"quality": quality, "completeness": completeness})
+                             extra={"quality": quality, "completeness": completeness,
+                                    "day_start_gmt": day_starts.pop() if len(day_starts) == 1 else None})

@@ -1,11 +1,13 @@
 """Environment Agency hydrology adapter.
 
-No raw recorded answer of the stations or readings endpoints was found (fixtures/README.md): the station
-item of ``_station`` follows the service's reference documentation and does not count as recorded.
+Recorded: a readings CSV answer as the service sent it (the daily mean flow of 585e49e0-..., River Avon at
+Bradford-on-Avon, kept as a public project's raw download; rows trimmed), the adapter's main input.
 Taken from the service's own output: a measure item (the daily mean flow measure of 052d0819-...,
-Ulting Sarasota), and readings as an R client printed them from live answers (``_printed_items``: each
-printed row transcribed to an item, field by field, ``<NA>`` meaning the field is absent; the ``{"items":
-[...]}`` envelope around them is the documented one, not recorded).
+Ulting Sarasota), and readings as an R client printed them from live answers (``_printed_rows``: each
+printed row transcribed to a CSV row under the recorded answer's header, ``<NA>`` meaning an empty cell).
+No raw recorded answer of the stations endpoints was found (fixtures/README.md): the station item of
+``_station`` follows the service's reference documentation and does not count as recorded; nor were the
+service's error bodies found (the 404/500 here carry the transport's placeholder body).
 """
 
 from __future__ import annotations
@@ -15,6 +17,16 @@ import pytest
 from aquascope_core.data.live.ea import EaHydrologyLive
 from aquascope_core.errors import DataNotFoundError, SourceError
 from live_mock import Script, malformed, ok, status, timeout_error
+from recorded_answers import recorded
+
+import httpx
+
+RECORDED_CSV = "ea_hydrology_readings_585e49e0_bradford_on_avon.csv"
+HEADER = recorded(RECORDED_CSV).splitlines()[0]
+
+
+def csv_answer(text: str) -> httpx.Response:
+    return httpx.Response(200, text=text, headers={"Content-Type": "text/csv"})
 
 GUID = "052d0819-2a32-47df-9b99-c243c9c8235b"
 
@@ -38,11 +50,11 @@ def test_stations_near(make_source):
 
 
 def test_empty_answer_and_unknown_station(make_source):
-    src = make_source(EaHydrologyLive, Script(ok({"items": []})))
+    # the recorded answer's header with no rows (an empty answer recorded in full was not found)
     with pytest.raises(DataNotFoundError, match="no daily mean flow"):
-        src.fetch_series(GUID, "discharge")
+        make_source(EaHydrologyLive, Script(csv_answer(HEADER + "\n"))).fetch_series(GUID, "discharge")
     with pytest.raises(DataNotFoundError, match="no station"):
-        src.describe_station(GUID)
+        make_source(EaHydrologyLive, Script(ok({"items": []}))).describe_station(GUID)
     with pytest.raises(DataNotFoundError, match="not found"):
         make_source(EaHydrologyLive, Script(status(404))).describe_station("no-such-station")
 
@@ -58,25 +70,25 @@ def test_timeout_and_malformed_json(make_source):
         make_source(EaHydrologyLive, Script(timeout_error()), retries=0).fetch_series(GUID, "discharge")
     with pytest.raises(SourceError, match="malformed JSON"):
         make_source(EaHydrologyLive, Script(malformed())).stations_near(50.5, -3.8)
-    with pytest.raises(SourceError, match="no 'items' list"):
+    with pytest.raises(SourceError, match="not the readings CSV"):
         make_source(EaHydrologyLive, Script(ok({"meta": {}}))).fetch_series(GUID, "discharge")
+    with pytest.raises(SourceError, match="no 'items' list"):
+        make_source(EaHydrologyLive, Script(ok({"meta": {}}))).stations_near(50.5, -3.8)
 
 
 def test_the_measure_read_is_the_daily_mean_flow_measure_the_service_lists(make_source):
     """The measure item as the service lists it (fixtures/README.md: copied from the service's output by a
     public project, not stated as recorded): its notation is the path the adapter reads, its unit the one it
     labels, and it is the qualified daily mean."""
-    from recorded_answers import recorded
-
     item = recorded("ea_hydrology_measure_052d0819_daily_mean_flow_item.json")
     assert (item["periodName"], item["valueType"], item["period"], item["observationType"]["label"]) == (
         "daily", "mean", 86400, "Qualified")
     sid = item["station"]["@id"].rsplit("/", 1)[-1]
-    script = Script(ok({"items": []}))
+    script = Script(csv_answer(HEADER + "\n"))
     with pytest.raises(DataNotFoundError):
         make_source(EaHydrologyLive, script).fetch_series(sid, "discharge", start="2020-01-01", end="2020-01-31")
-    assert script.requests[0].url.path == f"/hydrology/id/measures/{item['notation']}/readings.json"
-    assert str(script.requests[0].url).split("?")[0] == item["@id"].replace("http://", "https://") + "/readings.json"
+    assert script.requests[0].url.path == f"/hydrology/id/measures/{item['notation']}/readings.csv"
+    assert str(script.requests[0].url).split("?")[0] == item["@id"].replace("http://", "https://") + "/readings.csv"
     rows = make_source(EaHydrologyLive, Script(ok({"items": [_station(sid, "Ulting Sarasota", 51.7467, 0.6, 10.0)]}))
                        ).stations_near(51.75, 0.6, radius_km=5.0)
     assert rows[0]["variables"][0]["unit"] == item["unitName"]
@@ -88,8 +100,6 @@ def _printed_items(block: int) -> list[dict]:
     The columns printed are transcribed under their own names (``dateTime`` from its two printed halves, with
     the ``T`` of ISO 8601); ``measure`` is left out (printed truncated); ``<NA>``/``NA`` cells are absent fields.
     Values are as printed (rounded to three significant figures by the printer)."""
-    from recorded_answers import recorded
-
     text = recorded("ea_hydrology_readings_printed_simonmoulds_ea_readme.txt").split("\n# ---\n")[block]
     lines = [ln[2:].rstrip() for ln in text.splitlines() if ln.startswith("#>") and not ln.startswith("#> #")]
     header = lines[0].split()
@@ -105,14 +115,51 @@ def _printed_items(block: int) -> list[dict]:
     return items
 
 
+def _printed_rows(items: list[dict]) -> httpx.Response:
+    """The transcribed items as rows of a readings CSV under the recorded answer's header (plus the count
+    columns when the printout has them); an absent field is an empty cell."""
+    import csv
+    import io
+
+    fields = [f.strip('"') for f in HEADER.split(",")]
+    fields += [k for k in ("valid", "invalid", "missing") if any(k in it for it in items)]
+    out = io.StringIO()
+    w = csv.DictWriter(out, fieldnames=fields, quoting=csv.QUOTE_ALL, lineterminator="\n")
+    w.writeheader()
+    for it in items:
+        w.writerow({k: ("" if it.get(k) is None else it[k]) for k in fields})
+    return csv_answer(out.getvalue())
+
+
+def test_recorded_readings_csv(make_source):
+    """The recorded answer: values as sent (m3/s), the date column as the index, the water day starting at
+    09:00 GMT as its dateTime says, quality and completeness counted, the request on the CSV path."""
+    script = Script(csv_answer(recorded(RECORDED_CSV)))
+    sid = "585e49e0-7070-4d85-9c52-ccd18a5a1e65"
+    s = make_source(EaHydrologyLive, script).fetch_series(sid, "discharge", start="2021-01-01", end="2025-12-31")
+    req = script.requests[0]
+    assert req.url.path == f"/hydrology/id/measures/{sid}-flow-m-86400-m3s-qualified/readings.csv"
+    assert (req.url.params["mineq-date"], req.url.params["maxeq-date"]) == ("2021-01-01", "2025-12-31")
+    assert len(s) == 62 and s.attrs["unit"] == "m3/s" and s.attrs["day_start_gmt"] == "09:00:00"
+    assert s.index[0] == __import__("pandas").Timestamp("2021-01-01") and s.iloc[0] == 22.451
+    assert s["2021-01-29"] == 89.616 and s.index[-1] == __import__("pandas").Timestamp("2025-12-31") and s.iloc[-1] == 9.085
+    assert s.attrs["quality"] == {"Good": 62} and s.attrs["completeness"] == {"Complete": 62}
+    assert "incomplete days" not in s.attrs["note"]
+    # the same answer with its rows reversed (the service does not always send date order) reads the same
+    head, *rows = recorded(RECORDED_CSV).splitlines()
+    rev = make_source(EaHydrologyLive, Script(csv_answer("\n".join([head, *rows[::-1]]) + "\n"))).fetch_series(
+        sid, "discharge", start="2021-01-01", end="2025-12-31")
+    assert rev.equals(s)
+
+
 def test_printed_live_readings_unsorted_with_a_missing_incomplete_day(make_source):
     items = _printed_items(0)
     assert len(items) == 10 and [it["date"] for it in items][4:7] == ["2024-04-30", "2024-04-28", "2024-04-29"]
-    script = Script(ok({"items": items}))
+    script = Script(_printed_rows(items))
     s = make_source(EaHydrologyLive, script).fetch_series(
         "b0713e87-cab3-46e4-bfb3-f0bbb91cedf6", "discharge", start="2024-04-18", end="2024-05-28")
     req = script.requests[0]
-    assert req.url.path == "/hydrology/id/measures/b0713e87-cab3-46e4-bfb3-f0bbb91cedf6-flow-m-86400-m3s-qualified/readings.json"
+    assert req.url.path == "/hydrology/id/measures/b0713e87-cab3-46e4-bfb3-f0bbb91cedf6-flow-m-86400-m3s-qualified/readings.csv"
     assert (req.url.params["mineq-date"], req.url.params["maxeq-date"]) == ("2024-04-18", "2024-05-28")
     assert s.index.is_monotonic_increasing and len(s) == 9 and "2024-05-28" not in s.index
     assert s["2024-04-28":"2024-04-30"].tolist() == [53.1, 64.8, 57.8] and s.attrs["unit"] == "m3/s"
@@ -125,7 +172,7 @@ def test_printed_live_readings_with_valid_invalid_missing_counts(make_source):
     items = _printed_items(1)
     assert items[1] == {"date": "2024-06-23", "dateTime": "2024-06-23T00:00:00", "value": 1.12, "valid": "8229",
                         "invalid": "0", "missing": "1770"}
-    s = make_source(EaHydrologyLive, Script(ok({"items": items}))).fetch_series(
+    s = make_source(EaHydrologyLive, Script(_printed_rows(items))).fetch_series(
         "052d0819-2a32-47df-9b99-c243c9c8235b", "discharge", start="2024-05-31", end="2024-06-23")
     assert s.tolist() == [1.47, 1.32, 1.15, 1.11, 1.12, 1.12] and s.index[0] == __import__("pandas").Timestamp("2024-05-31")
     # quality and completeness were not printed for these rows, so they are counted as unknown, not as Good

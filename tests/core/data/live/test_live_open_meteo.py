@@ -152,3 +152,19 @@ def test_era5_recorded_envelope_with_a_shifted_day_or_unix_times_is_refused(make
     with pytest.raises(SourceError, match="expected iso8601"):
         make_source(OpenMeteoEra5Live, Script(ok(unix))).fetch_series("60.39,5.32", "air_temperature",
                                                                       start="2025-01-15", end="2025-01-17")
+
+
+def test_era5_recorded_answer_in_local_days_is_refused(make_source):
+    """A recorded archive answer asked with ``timezone=Europe/London`` (fixtures/README.md): its December days
+    come with ``utc_offset_seconds`` 3600 and "GMT+1", the offset at the time it was asked (September), not
+    the days' own (GMT in winter); so an answer in a local zone cannot say where each day starts, and the
+    adapter, which asks GMT days, refuses it rather than reading local days as GMT ones."""
+    from recorded_answers import recorded
+
+    body = recorded("open_meteo_archive_warleigh_europe_london_precip.json")
+    assert body["daily"]["time"][0] == "2020-12-20" and body["utc_offset_seconds"] == 3600
+    script = Script(ok(body))
+    with pytest.raises(SourceError, match="'Europe/London' \\(UTC offset 3600 s\\), not the GMT days asked for"):
+        make_source(OpenMeteoEra5Live, script).fetch_series("era5:51.3771,-2.3006", "precipitation",
+                                                           start="2020-12-20", end="2021-01-02")
+    assert script.requests[0].url.params["timezone"] == "GMT"
