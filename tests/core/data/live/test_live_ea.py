@@ -177,3 +177,12 @@ def test_printed_live_readings_with_valid_invalid_missing_counts(make_source):
     assert s.tolist() == [1.47, 1.32, 1.15, 1.11, 1.12, 1.12] and s.index[0] == __import__("pandas").Timestamp("2024-05-31")
     # quality and completeness were not printed for these rows, so they are counted as unknown, not as Good
     assert s.attrs["quality"] == {"unknown": 6} and s.attrs["completeness"] == {"unknown": 6}
+
+
+def test_429_with_retry_after_then_the_recorded_answer(make_source):
+    """No 429 of this service was found recorded (fixtures/README.md): the status and Retry-After are the
+    HTTP rule, the body left empty; what is proven is that the adapter waits as asked, then reads the answer."""
+    script = Script(httpx.Response(429, headers={"Retry-After": "5"}), csv_answer(recorded(RECORDED_CSV)))
+    src = make_source(EaHydrologyLive, script)
+    s = src.fetch_series("585e49e0-7070-4d85-9c52-ccd18a5a1e65", "discharge", start="2021-01-01", end="2025-12-31")
+    assert len(s) == 62 and src.sleeps == [5.0] and len(script.requests) == 2

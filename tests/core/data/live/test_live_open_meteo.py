@@ -6,6 +6,7 @@ the same envelope with the values a case needs (retries, gaps, a lists-of-differ
 
 from __future__ import annotations
 
+import httpx
 import pytest
 
 from aquascope_core.data.live.open_meteo import GlofasLive, OpenMeteoEra5Live
@@ -168,3 +169,27 @@ def test_era5_recorded_answer_in_local_days_is_refused(make_source):
         make_source(OpenMeteoEra5Live, script).fetch_series("era5:51.3771,-2.3006", "precipitation",
                                                            start="2020-12-20", end="2021-01-02")
     assert script.requests[0].url.params["timezone"] == "GMT"
+
+
+# Open-Meteo's 429 body: the reason as a public project printed it from the service's answer (the Python
+# client's repr of the decoded JSON, fixtures/README.md), in the {"error", "reason"} envelope of the recorded
+# 400 body. Whether the service also sends Retry-After was not found recorded: one case each.
+RATE_LIMITED = {"error": True, "reason": "Minutely API request limit exceeded. Please try again in one minute."}
+
+
+def test_429_with_and_without_retry_after_then_the_recorded_answer(make_source):
+    from recorded_answers import recorded
+
+    answer = recorded("open_meteo_era5_archive_bergen_max_min_precip.json")
+    script = Script(httpx.Response(429, json=RATE_LIMITED, headers={"Retry-After": "60"}),
+                    httpx.Response(429, json=RATE_LIMITED), ok(answer))
+    src = make_source(OpenMeteoEra5Live, script)
+    s = src.fetch_series("era5:60.3900,5.3200", "precipitation", start="2025-01-15", end="2025-01-17")
+    assert s.tolist() == [13.2, 5.6, 4.0] and src.sleeps == [60.0, 2.0] and len(script.requests) == 3
+
+
+def test_persistent_429_says_what_the_service_said(make_source):
+    src = make_source(OpenMeteoEra5Live, Script(httpx.Response(429, json=RATE_LIMITED)), retries=1)
+    with pytest.raises(SourceError, match="HTTP 429 .Minutely API request limit exceeded") as err:
+        src.fetch_series("era5:60.3900,5.3200", "precipitation", start="2025-01-15", end="2025-01-17")
+    assert "aquascope data" in err.value.recovery
