@@ -1,6 +1,6 @@
 """Studies end to end from a real HTTP server on 127.0.0.1 standing in for the USGS services (loopback.py):
 a Bulletin 17C flood study from the recorded NWIS peak file, a drought study from paged daily values with
-provisional ones, and `aquascope fetch` then the same study offline giving the same report."""
+provisional ones, and `aquascope fetch` then the same study offline giving the same report (flood and drought)."""
 
 from __future__ import annotations
 
@@ -102,3 +102,31 @@ def test_the_same_peak_file_uploaded_offline_gives_the_same_flood(tmp_path, monk
               artifact_root=str(tmp_path / "a"))
     assert not r.declined and r.study.plan["branch"] == "bulletin17c"
     assert "19,800 ft3/s" in r.answer and "20 systematic peaks, 2000-2019 (20 years)" in r.answer
+
+
+def test_drought_fetch_then_offline_gives_the_same_report_as_live(stand_in, monkeypatch, tmp_path, capsys):
+    """`aquascope fetch --what daily` from the stand-in, then the drought study with the network off: the same
+    report as the study run live (the held record keeps its provisional values and retrieval date)."""
+    from graphs.cli import main
+    from graphs.solve import solve
+
+    ask = "Is Flat Brook in drought now?"
+    monkeypatch.setenv("AQUASCOPE_HOME", str(tmp_path / "live"))
+    live = solve(ask, lat=FLAT_BROOK[0], lon=FLAT_BROOK[1], live=True, playbook="drought_status",
+                 artifact_root=str(tmp_path / "a"))
+    assert not live.declined and "was in hydrological (streamflow) drought" in live.answer
+
+    monkeypatch.setenv("AQUASCOPE_HOME", str(tmp_path / "fetched"))
+    assert main(["fetch", "--lat", str(FLAT_BROOK[0]), "--lon", str(FLAT_BROOK[1]), "--what", "daily"]) == 0
+    out = capsys.readouterr().out
+    assert "held discharge (ft3/s)" in out and "01440000" in out, out
+    n_asked = len(stand_in.requests)
+    _network_off(monkeypatch)
+    offline = solve(ask, lat=FLAT_BROOK[0], lon=FLAT_BROOK[1], live=False, playbook="drought_status",
+                    artifact_root=str(tmp_path / "b"))
+    assert len(stand_in.requests) == n_asked  # nothing asked the service
+    assert offline.answer == live.answer
+    assert _same_form(offline.report, offline.workspace["id"]) == _same_form(live.report, live.workspace["id"])
+    assert any("includes provisional data, subject to revision" in x for x in offline.report["references"])
+    site = next(s for s in offline.report["sections"] if s["id"] == "site_data")["text"]
+    assert "is held locally; 365 of its values" in site, site
