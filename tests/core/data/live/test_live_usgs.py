@@ -92,7 +92,10 @@ def test_describe_station_from_a_recorded_feature(make_source):
 
 
 def test_empty_answer_is_data_not_found(make_source):
-    empty = {"type": "FeatureCollection", "features": [], "numberReturned": 0, "links": []}
+    """An empty answer recorded in full was not found (fixtures/README.md): the recorded page's envelope (its
+    self/alternate/collection links and timeStamp as sent) with no features and no next link."""
+    empty = recorded("usgs_ogc_daily_page_with_next.json")
+    empty.update(features=[], numberReturned=0, links=[x for x in empty["links"] if x["rel"] != "next"])
     with pytest.raises(DataNotFoundError, match="no discharge at USGS-05427718"):
         make_source(UsgsLive, Script(ok(empty))).fetch_series("05427718", "discharge", start="1800-01-01", end="1800-12-31")
 
