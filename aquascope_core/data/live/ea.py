@@ -59,6 +59,21 @@ def _readings(text: Any, what: str) -> list[dict[str, str]]:
     return list(reader)
 
 
+def _flow_rows(text: Any, what: str, sid: str) -> list[tuple[str | None, float | None, str, str, str]]:
+    """(date, value or None, quality, completeness, dateTime) of each row of a readings CSV answer."""
+    rows = []
+    for it in _readings(text, what):
+        v = (it.get("value") or "").strip()
+        stamp = (it.get("dateTime") or "").strip()
+        day = (it.get("date") or "").strip() or (stamp[:10] if stamp else None)
+        try:
+            value = float(v) if v else None
+        except ValueError:
+            raise SourceError(f"ea_hydrology: flow at {sid}: value {v!r} on {day} is not a number") from None
+        rows.append((day, value, str(it.get("quality") or "unknown"), str(it.get("completeness") or "unknown"), stamp))
+    return rows
+
+
 def _first(value: Any) -> Any:
     return value[0] if isinstance(value, list) and value else value
 
@@ -139,24 +154,17 @@ class EaHydrologyLive(LiveSource):
         if end is not None:
             params["maxeq-date"] = pd.Timestamp(end).date().isoformat()
         what = f"daily mean flow at {sid}"
-        text, accessed = self.http.get_text(url, params, what=what, check=lambda t: _readings(t, what))
+        # the rows are read in the check, so an answer with an unreadable value is refused before it is cached
+        text, accessed = self.http.get_text(url, params, what=what, check=lambda t: _flow_rows(t, what, sid))
         dates, values, quality, completeness = [], [], {}, {}
         incomplete_kept = 0
         day_starts: set[str] = set()
-        for it in _readings(text, what):
-            q = str(it.get("quality") or "unknown")
+        for day, v, q, c, stamp in _flow_rows(text, what, sid):
             quality[q] = quality.get(q, 0) + 1
-            c = str(it.get("completeness") or "unknown")
             completeness[c] = completeness.get(c, 0) + 1
-            v = (it.get("value") or "").strip()
-            stamp = (it.get("dateTime") or "").strip()
-            day = (it.get("date") or "").strip() or (stamp[:10] if stamp else None)
-            if not v or q == "Missing" or day is None:
+            if v is None or q == "Missing" or day is None:
                 continue
-            try:
-                values.append(float(v))
-            except ValueError:
-                raise SourceError(f"ea_hydrology: flow at {sid}: value {v!r} on {day} is not a number") from None
+            values.append(v)
             dates.append(pd.Timestamp(day))
             if len(stamp) > 10:
                 day_starts.add(stamp[11:19])

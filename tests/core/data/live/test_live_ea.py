@@ -70,6 +70,8 @@ def test_timeout_and_malformed_json(make_source):
         make_source(EaHydrologyLive, Script(timeout_error()), retries=0).fetch_series(GUID, "discharge")
     with pytest.raises(SourceError, match="malformed JSON"):
         make_source(EaHydrologyLive, Script(malformed())).stations_near(50.5, -3.8)
+    # a row whose value is not a number is refused before the answer is cached: the next call (same URL, same
+    # cache) asks the service again and gets the next answer
     first_row = recorded(RECORDED_CSV).splitlines()[1]
     with pytest.raises(SourceError, match="value 'n/a' on 2021-01-01 is not a number"):
         make_source(EaHydrologyLive, Script(csv_answer(HEADER + "\n" + first_row.replace('"22.451"', '"n/a"') + "\n"))
