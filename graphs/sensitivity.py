@@ -20,7 +20,7 @@ from typing import Any, Mapping
 
 from aquascope_core.errors import InputError, StudyError
 
-__all__ = ["flood_variants", "run_sensitivity", "STANDARD_RETURN_PERIODS"]
+__all__ = ["flood_variants", "run_sensitivity", "outcome", "sensitivity_table", "STANDARD_RETURN_PERIODS"]
 
 STANDARD_RETURN_PERIODS = (2, 5, 10, 25, 50, 100, 200, 500, 1000)
 FIT_TOOLS = ("flood_frequency", "bulletin17c_ema")
@@ -112,7 +112,7 @@ def flood_variants(ws: Any) -> list[dict[str, Any]]:
     return out
 
 
-def _outcome(ws: Any) -> dict[str, Any]:
+def outcome(ws: Any) -> dict[str, Any]:
     decision = (ws.findings or {}).get("decision") or {}
     return {"value": decision.get("value"), "unit": decision.get("unit"), "band": decision.get("band") or {},
             "grade": decision.get("grade"), "method": decision.get("method"), "answer": decision.get("answer"),
@@ -138,7 +138,7 @@ def run_sensitivity(studio: Any, variants: list[Mapping[str, Any]] | None = None
     if (ws.brief or {}).get("playbook") != "flood_risk":
         raise InputError.bad_value("playbook", (ws.brief or {}).get("playbook"),
                                    "a flood_risk study (sensitivity forks vary a flood estimate's choices)")
-    base = _outcome(ws)
+    base = outcome(ws)
     if base["value"] is None:
         raise StudyError("the study's flood estimate is not established, so there is nothing to vary",
                          recovery="Look at the report's 'not established' list first.")
@@ -153,12 +153,12 @@ def run_sensitivity(studio: Any, variants: list[Mapping[str, Any]] | None = None
         child = studio.fork("plan", v["edits"], by=by)
         forks.append(child)
         cws = child.workspace()
-        row = {"choice": v["choice"], "variant": v["variant"], "study": child.id, "edits": v["edits"], **_outcome(cws)}
+        row = {"choice": v["choice"], "variant": v["variant"], "study": child.id, "edits": v["edits"], **outcome(cws)}
         if cws.status != "done":
             errs = [m.get("text") for m in cws.messages if m.get("kind") in ("plan_errors", "declined")]
             row["skipped"] = (errs[-1] if errs else f"the fork stopped at {cws.status}")
         rows.append(row)
-    table = _table(rows, base)
+    table = sensitivity_table(rows, base)
     section = {"id": "sensitivity", "title": "Sensitivity",
                "text": (f"Each row is a fork of this study (study {ws.id}) at its approved plan with one choice changed, "
                         "run through the same gates to its own report; the change is against the estimate as approved. "
@@ -186,7 +186,7 @@ def run_sensitivity(studio: Any, variants: list[Mapping[str, Any]] | None = None
     return {"rows": rows, "forks": forks, "table": table}
 
 
-def _table(rows: list[dict[str, Any]], base: Mapping[str, Any]) -> dict[str, Any]:
+def sensitivity_table(rows: list[dict[str, Any]], base: Mapping[str, Any]) -> dict[str, Any]:
     out = []
     for r in rows:
         v = r.get("value")

@@ -1,0 +1,40 @@
+// The review desk's only script: live progress while a run goes on, and the embedded report's height.
+// Without it the pages still work (a running study's page refreshes itself).
+(function () {
+  "use strict";
+  function progress() {
+    var list = document.getElementById("events");
+    if (!list || !list.dataset.stream || !window.EventSource) return;
+    var source = new EventSource(list.dataset.stream);
+    source.addEventListener("step", function (e) {
+      var d = JSON.parse(e.data), li = document.createElement("li");
+      li.textContent = d.text;
+      list.appendChild(li);
+    });
+    source.addEventListener("problem", function (e) {
+      var li = document.createElement("li");
+      li.className = "problem";
+      li.textContent = JSON.parse(e.data).text;
+      list.appendChild(li);
+    });
+    source.addEventListener("end", function () {
+      source.close();
+      window.location.reload();
+    });
+    source.onerror = function () { source.close(); setTimeout(function () { window.location.reload(); }, 3000); };
+  }
+  function report() {
+    var frame = document.getElementById("report-frame");
+    if (!frame) return;
+    function fit() {
+      try {
+        var doc = frame.contentDocument;
+        if (doc && doc.documentElement) frame.style.height = (doc.documentElement.scrollHeight + 24) + "px";
+      } catch (err) { /* another origin: keep the fixed height */ }
+    }
+    frame.addEventListener("load", fit);
+    window.addEventListener("beforeprint", fit);
+    fit();
+  }
+  document.addEventListener("DOMContentLoaded", function () { progress(); report(); });
+})();
