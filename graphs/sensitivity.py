@@ -20,7 +20,7 @@ from typing import Any, Mapping
 
 from aquascope_core.errors import InputError, StudyError
 
-__all__ = ["flood_variants", "run_sensitivity", "outcome", "sensitivity_table", "STANDARD_RETURN_PERIODS"]
+__all__ = ["flood_variants", "run_sensitivity", "outcome", "sensitivity_table", "with_step", "STANDARD_RETURN_PERIODS"]
 
 STANDARD_RETURN_PERIODS = (2, 5, 10, 25, 50, 100, 200, 500, 1000)
 FIT_TOOLS = ("flood_frequency", "bulletin17c_ema")
@@ -36,7 +36,7 @@ def _clean_study(study: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _with_step(study: Mapping[str, Any], sid: str, arguments: Mapping[str, Any] | None = None,
+def with_step(study: Mapping[str, Any], sid: str, arguments: Mapping[str, Any] | None = None,
                expects: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     out = _clean_study(study)
     for st in out["steps"]:
@@ -76,7 +76,7 @@ def flood_variants(ws: Any) -> list[dict[str, Any]]:
             others = [o for o in dists if o != d]
             kept = [g for g in fit.get("expects") or [] if not any(o in _names(g) for o in others)]
             out.append({"choice": "distribution", "variant": f"{LABELS.get(d, d)} alone",
-                        "edits": _with_step(study, fit["id"], {"distributions": [d]}, kept)})
+                        "edits": with_step(study, fit["id"], {"distributions": [d]}, kept)})
     else:
         out.append({"choice": "distribution", "variant": "another distribution",
                     "skip": "Bulletin 17C prescribes log-Pearson III; no other distribution is fitted"})
@@ -84,7 +84,7 @@ def flood_variants(ws: Any) -> list[dict[str, Any]]:
     conf = float((fit.get("arguments") or {}).get("confidence") or 0.9)
     other = 0.95 if abs(conf - 0.95) > 1e-9 else 0.90
     out.append({"choice": "confidence level", "variant": f"{other * 100:.0f} % band",
-                "edits": _with_step(study, fit["id"], {"confidence": other})})
+                "edits": with_step(study, fit["id"], {"confidence": other})})
     # a record excluded
     amax = next((s for s in steps if s.get("tool") == "annual_maxima"), None)
     payload = (results.get(amax["id"]) or {}).get("payload") if amax else None
@@ -92,7 +92,7 @@ def flood_variants(ws: Any) -> list[dict[str, Any]]:
         vals, years = payload["values"], payload["water_years"]
         i = max(range(len(vals)), key=lambda k: vals[k])
         out.append({"choice": "record excluded", "variant": f"largest annual maximum (water year {years[i]}) left out",
-                    "edits": _with_step(study, amax["id"], {"exclude_years": [years[i]]})})
+                    "edits": with_step(study, amax["id"], {"exclude_years": [years[i]]})})
     else:
         out.append({"choice": "record excluded", "variant": "largest annual maximum left out",
                     "skip": "the fit reads its record directly; no maxima step to leave a year out of"})
@@ -101,7 +101,7 @@ def flood_variants(ws: Any) -> list[dict[str, Any]]:
         used = ((results.get(fit["id"]) or {}).get("payload") or {}).get("regional_skew_used") or {}
         if used.get("skew") is not None:
             out.append({"choice": "regional skew", "variant": "off (at-site skew only)",
-                        "edits": _with_step(study, fit["id"], {"skew_from": "station", "regional_skew": None,
+                        "edits": with_step(study, fit["id"], {"skew_from": "station", "regional_skew": None,
                                                                "regional_skew_mse": None})})
         else:
             out.append({"choice": "regional skew", "variant": "on",

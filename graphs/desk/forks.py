@@ -4,7 +4,8 @@ A fork is LangGraph's own, as the sdk makes one (tests/graphs/test_langgraph_ser
 copied (``threads.copy``: a new study of the same user, with its history), the copy branched off its plan
 checkpoint (``update_state`` at that checkpoint, recording the parent and the fork decision in the request,
 so the fork's study file names its parent), run to the plan interrupt, and answered there with the one edit the
-reviewer chose (an intake change is planned again for it; a step argument changes that step). The copy's
+reviewer chose, made to the plan as approved (an intake change is planned again for it; a step argument changes
+that step of the approved study, the reviewer's earlier edits kept). The copy's
 metadata keeps ``parent``, ``choice`` and ``variant``, so the parent's page finds its forks by a search.
 
 The table is graphs.sensitivity's: one row per fork with its estimate, band, change against the estimate as
@@ -71,12 +72,16 @@ def chosen_edit(form: Mapping[str, str], values: Mapping[str, Any]) -> dict[str,
     new = read_value(form.get("value") or "", current[key], f"The fork's new value for {key}")
     if new == current[key] or (form.get("value") or "").strip() == "":
         raise FormError(f"The fork's value for {key} is its current value ({shown(current[key])}); enter a different one.")
+    # the change is made to the plan as approved (the reviewer's own edits kept), not to the plan first shown
     if key.startswith("intake."):
         name = key.split(".", 1)[1]
-        return {"choice": name.replace("_", " "), "variant": f"{name} {shown(new)}", "edits": {"intake": {name: new}}}
+        intake = {**((values.get("brief") or {}).get("intake") or {}), name: new}
+        return {"choice": name.replace("_", " "), "variant": f"{name} {shown(new)}", "edits": {"intake": intake}}
+    from graphs.sensitivity import with_step
+
     _, sid, name = key.split(".", 2)
     return {"choice": f"{sid} {name}", "variant": f"{name} {shown(new)}",
-            "edits": {"steps": {sid: {"arguments": {name: new}}}}}
+            "edits": with_step(values.get("study") or {}, sid, {name: new})}
 
 
 async def start_fork(client: Any, tid: str, fork: Mapping[str, Any], user: str) -> str:

@@ -8,10 +8,11 @@ printable (desk.css hides the forms in print).
 from __future__ import annotations
 
 import html
+import re
 from datetime import datetime
 from typing import Any, Iterable, Mapping, Sequence
 
-__all__ = ["esc", "page", "when", "table", "error_box", "login_page", "studies_page", "message_page",
+__all__ = ["esc", "prose", "page", "when", "table", "error_box", "login_page", "studies_page", "message_page",
            "STATUS_ORDER"]
 
 STATUS_ORDER = ("waiting for answers", "waiting for approval", "waiting for data", "waiting", "running")
@@ -19,6 +20,11 @@ STATUS_ORDER = ("waiting for answers", "waiting for approval", "waiting for data
 
 def esc(value: Any) -> str:
     return html.escape("" if value is None else str(value), quote=True)
+
+
+def prose(value: Any) -> str:
+    """The crew's text (escaped) with its `inline code` shown as code, as the Markdown report shows it."""
+    return re.sub(r"`([^`\n]+)`", r"<code>\1</code>", esc(value))
 
 
 def when(stamp: Any) -> str:

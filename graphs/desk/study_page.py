@@ -3,10 +3,11 @@ downloads, follow-up, fork and sensitivity, decisions. Built from the thread's s
 
 from __future__ import annotations
 
+import re
 from typing import Any, Mapping
 
 from graphs.desk.forms import editable, shown
-from graphs.desk.pages import error_box, esc, page, table, when
+from graphs.desk.pages import error_box, esc, page, prose, table, when
 
 __all__ = ["study_page", "DOWNLOADS"]
 
@@ -24,14 +25,14 @@ def _dl(pairs: list[tuple[str, str]]) -> str:
     return "<dl class=\"facts\">" + "".join(f"<dt>{esc(k)}</dt><dd>{v}</dd>" for k, v in pairs if v) + "</dl>"
 
 
-def _brief(values: Mapping[str, Any], intr: Mapping[str, Any] | None, tid: str) -> str:
+def _brief(values: Mapping[str, Any], intr: Mapping[str, Any] | None, tid: str, labels: Mapping[str, str]) -> str:
     brief = values.get("brief") or {}
     intake = brief.get("intake") or {}
     parts = [_dl([("Question", esc(brief.get("problem") or (values.get("request") or {}).get("text"))),
                   ("Playbook", esc(brief.get("playbook"))), ("Decision", esc(brief.get("decision")))])]
     if intake:
-        parts.append(table(["Setting", "Value"], [[k, shown(v)] for k, v in intake.items()],
-                           caption="What the study is asked to do (the intake)"))
+        parts.append(table(["Setting", "Value"], [[labels.get(k, k), shown(v)] for k, v in intake.items()],
+                           caption="What the study is asked to do (the intake)", cls="kv"))
     if brief.get("assumptions"):
         parts.append("<h3>Assumptions</h3><ul>" + "".join(f"<li>{esc(a)}</li>" for a in brief["assumptions"]) + "</ul>")
     if brief.get("declined_reason"):
@@ -50,31 +51,38 @@ def _brief(values: Mapping[str, Any], intr: Mapping[str, Any] | None, tid: str) 
                            f'placeholder="{esc(shown(q.get("default")))}">')
             fields.append(f'<div><label for="answer-{f}">{esc(q.get("question"))}</label>{control}'
                           f'<p id="answer-{f}-help" class="help">{help_}</p></div>')
-        parts.append(
-            '<form method="post" action="/desk/studies/' + esc(tid) + '/answer" class="card action">'
+        parts.insert(0,
+            '<form method="post" action="/desk/studies/' + esc(tid) + '/answer" class="card action" id="questions">'
             "<h3>The consultant asks</h3><p>Answer what you can; an empty answer takes the default.</p>"
             + "".join(fields) +
             '<div class="buttons"><button type="submit" name="do" value="answer" class="primary">Send the answers</button>'
             '<button type="submit" name="do" value="decline">Decline to answer (ends the study)</button></div></form>')
     elif questions:
         parts.append("<h3>Questions asked</h3><ul>" + "".join(f"<li>{esc(q.get('question'))}</li>" for q in questions) + "</ul>")
-    return _section("brief", "Brief", "".join(parts))
+    waiting = intr is not None and intr["action_request"].get("action") == "answer_questions"
+    return _section("brief", "Brief: the consultant's question waits for you" if waiting else "Brief", "".join(parts),
+                    cls="waiting" if waiting else "")
 
 
 def _inventory(values: Mapping[str, Any]) -> str:
     inv = values.get("inventory") or {}
-    rows = []
+    usable, other = [], []
     for d in inv.get("datasets") or []:
         for v in d.get("variables") or [{}]:
-            rows.append([d.get("name") or d.get("kind"), f"{d.get('source', '')} {d.get('station_id', '')}".strip(),
-                         shown(d.get("distance_km")), shown(d.get("area_km2")), v.get("variable"), v.get("resolution"),
-                         f"{v.get('period_start', '')} to {v.get('period_end', '')}" if v.get("period_start") else "",
-                         shown(v.get("years")), "held offline" if v.get("offline") else "catalogue only",
-                         "yes" if v.get("usable") else "no"])
-    if not rows:
+            (usable if v.get("usable") else other).append([
+                d.get("name") or d.get("kind"), f"{d.get('source', '')} {d.get('station_id', '')}".strip(),
+                shown(d.get("distance_km")), shown(d.get("area_km2")), v.get("variable"), v.get("resolution"),
+                f"{v.get('period_start', '')} to {v.get('period_end', '')}" if v.get("period_start") else "",
+                shown(v.get("years")), "held offline" if v.get("offline") else "catalogue only"])
+    if not usable and not other:
         return _section("inventory", "Inventory", "<p class=\"empty\">The scout has not looked at the site yet.</p>")
-    body = table(["Dataset", "Source and id", "Distance (km)", "Area (km2)", "Variable", "Resolution", "Period", "Years",
-                  "Held", "Usable"], rows, caption="What data exists at the site", cls="compact")
+    cols = ["Dataset", "Source and id", "Distance (km)", "Area (km2)", "Variable", "Resolution", "Period", "Years", "Held"]
+    body = (table(cols, usable, caption=f"Data the study can use at the site ({len(usable)})", cls="compact")
+            if usable else "<p>No dataset at the site is usable as it stands.</p>")
+    if other:
+        body += (f"<details><summary>{len(other)} more records known at the site, not usable as they stand "
+                 "(catalogue only, or too short)</summary>"
+                 + table(cols, other, caption="Records the study cannot use as they stand", cls="compact") + "</details>")
     notes = inv.get("notes") or []
     if notes:
         body += "<ul>" + "".join(f"<li>{esc(n)}</li>" for n in notes) + "</ul>"
@@ -116,6 +124,10 @@ def _plan(values: Mapping[str, Any], intr: Mapping[str, Any] | None, tid: str, p
             if waiting and editable(value):
                 args.append(f'<div class="arg"><label for="arg-{sid}-{n}">{n}</label>'
                             f'<input id="arg-{sid}-{n}" name="arg.{sid}.{n}" value="{esc(shown(value))}"></div>')
+            elif not editable(value):  # a reference to an earlier step's result: wiring, not a setting
+                refs = ", ".join(m.strip().removeprefix("result.") for m in re.findall(r"\{\{([^}]*)\}\}", shown(value)))
+                args.append(f'<div class="arg"><span class="argname">{n}</span> <span class="ref">from '
+                            f'{esc(refs)}</span></div>')
             else:
                 args.append(f'<div class="arg"><span class="argname">{n}</span> <code>{esc(shown(value))}</code></div>')
         keep = ""
@@ -129,7 +141,8 @@ def _plan(values: Mapping[str, Any], intr: Mapping[str, Any] | None, tid: str, p
                      f'<div><h4>Gates</h4>{_gates(st.get("expects") or [])}</div>{keep}</li>')
     steps_html = '<ol class="steps">' + "".join(steps) + "</ol>"
     if not waiting:
-        parts.append("<h3>Steps</h3>" + steps_html)
+        parts.append(f"<details><summary>The {len(steps)} steps with their tools, arguments and gates</summary>"
+                     f"{steps_html}</details>")
         approved = " (approved)" if plan.get("approved") else ""
         return _section("plan", "Plan" + approved, "".join(parts))
     intake = (values.get("brief") or {}).get("intake") or {}
@@ -157,6 +170,8 @@ def _plan(values: Mapping[str, Any], intr: Mapping[str, Any] | None, tid: str, p
         f"<h3>Steps</h3>{steps_html}"
         '<div class="card decide"><h3>Your decision</h3>'
         '<button type="submit" name="do" value="approve" class="primary">Approve and run</button>'
+        '<p class="help">Runs the plan with the settings and arguments above (the changes you made are recorded '
+        "with your name in the study file).</p>"
         '<label for="reason">Reason (for a decline, or a change in words)</label>'
         '<textarea id="reason" name="reason" rows="2"></textarea>'
         '<div class="buttons"><button type="submit" name="do" value="decline">Decline the plan</button>'
@@ -172,15 +187,17 @@ def _progress(values: Mapping[str, Any], tid: str, running: bool, run_error: str
     stream = f' data-stream="/desk/studies/{esc(tid)}/progress"' if running else ""
     state = ('<p class="running" role="status">Running: the steps appear below as they finish; the page reloads when '
              "the run ends.</p>" if running else "")
-    return _section("progress", "Progress", error_box(run_error) + state +
-                    f'<ol class="events" id="events" aria-live="polite"{stream}>{rows}</ol>')
+    listing = f'<ol class="events" id="events" aria-live="polite"{stream}>{rows}</ol>'
+    if not running and not run_error and len(events) > 12:
+        listing = f"<details><summary>{len(events)} steps, from the brief to the report</summary>{listing}</details>"
+    return _section("progress", "Progress", error_box(run_error) + state + listing)
 
 
 def _report(values: Mapping[str, Any], tid: str, names: set[str]) -> str:
     if "report.html" not in names:
         return ""
     answer = values.get("answer") or (values.get("report") or {}).get("answer")
-    head = f'<p class="headline"><strong>Headline.</strong> {esc(answer)}</p>' if answer else ""
+    head = f'<p class="headline"><strong>Headline.</strong> {prose(answer)}</p>' if answer else ""
     return _section("report", "Report", head +
                     f'<p class="screen-only"><a href="/desk/studies/{esc(tid)}/files/report.html" target="_blank" '
                     'rel="noopener">Open the report alone (to print it)</a></p>'
@@ -198,7 +215,7 @@ def _downloads(tid: str, names: set[str]) -> str:
 
 def _follow_up(values: Mapping[str, Any], tid: str, done: bool) -> str:
     asked = [m for m in values.get("messages") or [] if m.get("kind") == "answer" and (m.get("payload") or {}).get("follow_up")]
-    items = "".join(f'<li><p class="q">{esc(m["payload"]["follow_up"])}</p><p class="a">{esc(m.get("text"))}</p></li>'
+    items = "".join(f'<li><p class="q">{esc(m["payload"]["follow_up"])}</p><p class="a">{prose(m.get("text"))}</p></li>'
                     for m in asked)
     body = f'<ol class="follow-ups">{items}</ol>' if items else ""
     if done:
@@ -211,14 +228,40 @@ def _follow_up(values: Mapping[str, Any], tid: str, done: bool) -> str:
     return _section("follow-up", "Follow-up", body) if body else ""
 
 
+def _detail(d: Mapping[str, Any]) -> str:
+    """A decision's detail in words: the answers, the changes (from -> to), the reason, the parent of a fork."""
+    if d.get("changes"):
+        said = []
+        for c in d["changes"]:
+            where = f"{c['intake']}" if "intake" in c else f"{c.get('step')} {c.get('field') or c.get('change')}"
+            simple = all(not isinstance(c.get(k), (list, dict)) for k in ("from", "to"))
+            said.append(f"{where} {shown(c.get('from'))} -> {shown(c.get('to'))}" if simple and "from" in c
+                        else f"{where} changed")
+        return "; ".join(said[:12]) + (f"; and {len(said) - 12} more" if len(said) > 12 else "")
+    if isinstance(d.get("answers"), Mapping):
+        return "; ".join(f"{k}: {shown(v)}" for k, v in d["answers"].items())
+    if d.get("kind") == "fork":
+        return f"from study {d.get('parent')}"
+    return shown(d.get("answers") or d.get("reason") or d.get("text") or "")[:300]
+
+
 def _decisions(values: Mapping[str, Any]) -> str:
-    rows = [[d.get("kind"), d.get("point") or "", d.get("by"), when(d.get("at")),
-             shown(d.get("answers") or d.get("changes") or d.get("reason") or d.get("text") or d.get("edits") or "")[:300]]
+    rows = [[d.get("kind"), d.get("point") or "", d.get("by"), when(d.get("at")), _detail(d)]
             for d in ((values.get("study") or {}).get("plan") or {}).get("decisions") or []]
     if not rows:
         return ""
     return _section("decisions", "Decisions", table(["Decision", "At", "By", "When", "Detail"], rows,
                                                    caption="The reviewer's decisions, as the study file records them"))
+
+
+def _waiting(intr: Mapping[str, Any] | None) -> str:
+    if intr is None:
+        return ""
+    action = intr["action_request"].get("action")
+    link = {"answer_questions": ("#questions", "answer the consultant's question"),
+            "approve_plan": ("#plan", "review the plan: edit its settings or arguments, approve or decline it")}.get(
+        action, ("#brief", "answer the crew"))
+    return f'<p class="callout" role="status">The study waits for you: <a href="{link[0]}">{esc(link[1])}</a>.</p>'
 
 
 def study_page(tid: str, state: Mapping[str, Any], thread: Mapping[str, Any], *, user: str,
@@ -245,14 +288,19 @@ def study_page(tid: str, state: Mapping[str, Any], thread: Mapping[str, Any], *,
                    ("Updated", esc(when(thread.get("updated_at")))),
                    ("Fork of", f'<a href="/desk/studies/{esc(parent)}">{esc(parent)}</a> ({esc(meta.get("variant"))})'
                     if parent else "")]))
+    labels = {q["name"]: q.get("label") or q["name"] for q in playbook_intake if q.get("name")}
+    parts = {"brief": _brief(values, intr, tid, labels), "inventory": _inventory(values),
+             "plan": _plan(values, intr, tid, playbook_intake), "progress": _progress(values, tid, running, run_error),
+             "report": _report(values, tid, names), "downloads": _downloads(tid, names),
+             "follow-up": _follow_up(values, tid, done), "forks": forks_html, "decisions": _decisions(values)}
+    # what the reviewer came for first: the report of a finished study, the question or plan of a waiting one
+    order = (("report", "downloads", "follow-up", "forks", "brief", "plan", "inventory", "progress", "decisions")
+             if "report.html" in names and not intr and not running else
+             ("brief", "inventory", "plan", "progress", "report", "downloads", "follow-up", "forks", "decisions"))
+    titles = {"brief": "Brief", "inventory": "Inventory", "plan": "Plan", "progress": "Progress", "report": "Report",
+              "downloads": "Downloads", "follow-up": "Follow-up", "forks": "Fork and sensitivity",
+              "decisions": "Decisions"}
     toc = ('<nav aria-label="On this page" class="toc"><ul>' + "".join(
-        f'<li><a href="#{a}">{esc(b)}</a></li>' for a, b in (
-            ("brief", "Brief"), ("inventory", "Inventory"), ("plan", "Plan"), ("progress", "Progress"),
-            ("report", "Report"), ("downloads", "Downloads"), ("follow-up", "Follow-up"),
-            ("forks", "Fork and sensitivity"), ("decisions", "Decisions"))
-        if a not in ("report", "downloads") or "report.html" in names) + "</ul></nav>")
-    body = (head + error_box(error) + toc + _brief(values, intr, tid) + _inventory(values)
-            + _plan(values, intr, tid, playbook_intake) + _progress(values, tid, running, run_error)
-            + _report(values, tid, names) + _downloads(tid, names) + _follow_up(values, tid, done)
-            + forks_html + _decisions(values))
+        f'<li><a href="#{k}">{titles[k]}</a></li>' for k in order if parts[k]) + "</ul></nav>")
+    body = head + error_box(error) + _waiting(intr) + toc + "".join(parts[k] for k in order)
     return page(title, body, user=user, refresh=4 if running else None)

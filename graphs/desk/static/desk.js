@@ -36,5 +36,13 @@
     window.addEventListener("beforeprint", fit);
     fit();
   }
-  document.addEventListener("DOMContentLoaded", function () { progress(); report(); });
+  function printing() {  // the folded parts (steps, progress, other records) print unfolded
+    var folded = [];
+    window.addEventListener("beforeprint", function () {
+      folded = Array.prototype.filter.call(document.querySelectorAll("details"), function (d) { return !d.open; });
+      folded.forEach(function (d) { d.open = true; });
+    });
+    window.addEventListener("afterprint", function () { folded.forEach(function (d) { d.open = false; }); });
+  }
+  document.addEventListener("DOMContentLoaded", function () { progress(); report(); printing(); });
 })();

@@ -142,6 +142,7 @@ def test_a_reviewer_runs_a_flood_study_at_the_desk_and_another_user_sees_none_of
         decisions = values["study"]["plan"]["decisions"]
         assert [x["kind"] for x in decisions] == ["answer", "edit"] and {x["by"] for x in decisions} == {"alice"}
         assert values["brief"]["intake"]["return_period"] == 50 and values["status"] == "done"
+        assert "return_period 100 -> 50" in d.find_element(By.ID, "decisions").text
         assert " ".join(values["report"]["answer"].split())[:300] in " ".join(headline.split())
 
         # -- the Word file downloads and opens with python-docx
@@ -181,7 +182,8 @@ def test_a_reviewer_runs_a_flood_study_at_the_desk_and_another_user_sees_none_of
         table = d.find_element(By.CSS_SELECTOR, "table.sensitivity")
         rows = table.find_elements(By.CSS_SELECTOR, "tbody tr")
         assert len(rows) == 2 and "as approved" in rows[0].text and "confidence 0.95" in rows[1].text, table.text
-        assert "95 %" in rows[1].text and "%" in rows[1].find_elements(By.TAG_NAME, "td")[6].text
+        cells = [c.text for c in rows[1].find_elements(By.TAG_NAME, "td")]
+        assert cells[2] == "50" and "(95 %)" in cells[5] and cells[6].endswith("%"), cells  # the approved plan, forked
         d.find_element(By.ID, "forks").location_once_scrolled_into_view
         screenshot(d, shots, "08-study-fork-sensitivity")
 
