@@ -196,11 +196,10 @@ def _progress(values: Mapping[str, Any], tid: str, running: bool, run_error: str
 def _report(values: Mapping[str, Any], tid: str, names: set[str]) -> str:
     if "report.html" not in names:
         return ""
-    answer = values.get("answer") or (values.get("report") or {}).get("answer")
-    head = f'<p class="headline"><strong>Headline.</strong> {prose(answer)}</p>' if answer else ""
-    return _section("report", "Report", head +
-                    f'<p class="screen-only"><a href="/desk/studies/{esc(tid)}/files/report.html" target="_blank" '
-                    'rel="noopener">Open the report alone (to print it)</a></p>'
+    return _section("report", "Report", 
+                    f'<p class="screen-only">The report as the Author wrote it (its headline is the Summary). '
+                    f'<a href="/desk/studies/{esc(tid)}/files/report.html" target="_blank" rel="noopener">Open it '
+                    'alone</a> to read it full width or print it.</p>'
                     f'<iframe id="report-frame" title="The report" src="/desk/studies/{esc(tid)}/files/report.html" '
                     'sandbox="allow-same-origin allow-popups"></iframe>')
 
@@ -280,10 +279,13 @@ def study_page(tid: str, state: Mapping[str, Any], thread: Mapping[str, Any], *,
     meta = thread.get("metadata") or {}
     parent = meta.get("parent")
     running = status == "running"
+    decision = (values.get("findings") or {}).get("decision") or {}
     done = values.get("status") in ("done", "declined") and intr is None and not running
     head = (f'<p class="crumbs"><a href="/desk">Your studies</a></p><h1>{esc(title)}</h1>'
             + _dl([("Status", f'<span class="status s-{esc(status.split()[0])}">{esc(status)}</span>'),
                    ("Site", esc(f"{site['lat']}, {site['lon']}") if {"lat", "lon"} <= set(site) else ""),
+                   ("Grade", esc(" ".join(x for x in (decision.get("grade"), f"({decision['grade_reason']})"
+                                                        if decision.get("grade_reason") else "") if x))),
                    ("Study id", f"<code>{esc(tid)}</code>"), ("Owner", esc(meta.get("owner"))),
                    ("Updated", esc(when(thread.get("updated_at")))),
                    ("Fork of", f'<a href="/desk/studies/{esc(parent)}">{esc(parent)}</a> ({esc(meta.get("variant"))})'
@@ -294,7 +296,7 @@ def study_page(tid: str, state: Mapping[str, Any], thread: Mapping[str, Any], *,
              "report": _report(values, tid, names), "downloads": _downloads(tid, names),
              "follow-up": _follow_up(values, tid, done), "forks": forks_html, "decisions": _decisions(values)}
     # what the reviewer came for first: the report of a finished study, the question or plan of a waiting one
-    order = (("report", "downloads", "follow-up", "forks", "brief", "plan", "inventory", "progress", "decisions")
+    order = (("downloads", "report", "follow-up", "forks", "brief", "plan", "inventory", "progress", "decisions")
              if "report.html" in names and not intr and not running else
              ("brief", "inventory", "plan", "progress", "report", "downloads", "follow-up", "forks", "decisions"))
     titles = {"brief": "Brief", "inventory": "Inventory", "plan": "Plan", "progress": "Progress", "report": "Report",

@@ -26,15 +26,21 @@
   function report() {
     var frame = document.getElementById("report-frame");
     if (!frame) return;
+    // on screen the report scrolls in its frame; printed, the frame grows to the whole report
     function fit() {
       try {
         var doc = frame.contentDocument;
         if (doc && doc.documentElement) frame.style.height = (doc.documentElement.scrollHeight + 24) + "px";
-      } catch (err) { /* another origin: keep the fixed height */ }
+      } catch (err) { /* another origin: keep the frame's height */ }
     }
-    frame.addEventListener("load", fit);
+    function unfit() { frame.style.height = ""; }
+    var print = window.matchMedia ? window.matchMedia("print") : null;
+    if (print && print.addEventListener) {
+      print.addEventListener("change", function (e) { if (e.matches) fit(); else unfit(); });
+    }
     window.addEventListener("beforeprint", fit);
-    fit();
+    window.addEventListener("afterprint", unfit);
+    frame.addEventListener("load", function () { if (print && print.matches) fit(); });
   }
   function printing() {  // the folded parts (steps, progress, other records) print unfolded
     var folded = [];

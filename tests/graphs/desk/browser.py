@@ -46,8 +46,9 @@ def chromium(downloads: Path) -> Iterator[Any]:
         driver.quit()
 
 
-def wait_for(driver: Any, what: Callable[[Any], Any], timeout: float, why: str) -> Any:
-    """``what(driver)``'s first truthy value within ``timeout`` seconds (reloading between tries)."""
+def wait_for(driver: Any, what: Callable[[Any], Any], timeout: float, why: str, *, reload: bool = True) -> Any:
+    """``what(driver)``'s first truthy value within ``timeout`` seconds (reloading between tries unless not
+    ``reload``)."""
     deadline = time.monotonic() + timeout
     while True:
         try:
@@ -60,7 +61,8 @@ def wait_for(driver: Any, what: Callable[[Any], Any], timeout: float, why: str) 
             raise AssertionError(f"gave up after {timeout:.0f} s waiting for {why}; the page says: "
                                  + driver.find_element("tag name", "body").text[:1500])
         time.sleep(1.0)
-        driver.refresh()
+        if reload:
+            driver.refresh()
 
 
 def screenshot(driver: Any, folder: Path, name: str) -> Path:
