@@ -111,7 +111,7 @@ def studies_page(rows: list[dict[str, Any]], *, user: str, error: str | None = N
             badge = f'<span class="status s-{esc(r["status"].split()[0])}">{esc(r["status"])}</span>'
             link = f'<a href="/desk/studies/{esc(r["id"])}">{esc(r["question"] or r["id"])}</a>'
             if r.get("parent"):
-                link += ' <span class="tag">fork</span>'
+                link += f' <span class="tag">fork: {esc(r.get("variant") or "changed")}</span>'
             cells.append([badge, esc(r["site"]), link, esc(r["grade"]), esc(r["last_step"]), esc(when(r["updated"]))])
         listing = table(["Status", "Site", "Question", "Grade", "Last step", "When"], cells, raw=True,
                         caption=f"Your studies ({len(rows)}), waiting ones first", cls="studies")
@@ -126,10 +126,12 @@ def studies_page(rows: list[dict[str, Any]], *, user: str, error: str | None = N
         '</textarea><p id="q-help" class="help">In words, as you would ask a hydrologist: for example '
         '"Flood risk at the culvert" or "Design flow for a road crossing, 100-year".</p></div>'
         '<div><label for="lat">Latitude (decimal degrees, north positive)</label>'
-        f'<input id="lat" name="lat" inputmode="decimal" required value="{esc(form.get("lat"))}" placeholder="41.10"></div>'
+        f'<input id="lat" name="lat" inputmode="decimal" required value="{esc(form.get("lat"))}" '
+        'aria-describedby="lat-help"><p id="lat-help" class="help">For example 41.10 (Flat Brook, New Jersey).</p></div>'
         '<div><label for="lon">Longitude (decimal degrees, east positive)</label>'
-        f'<input id="lon" name="lon" inputmode="decimal" required value="{esc(form.get("lon"))}" placeholder="-74.96">'
-        '</div><div class="wide"><button type="submit" class="primary">Start the study</button></div></form></section>')
+        f'<input id="lon" name="lon" inputmode="decimal" required value="{esc(form.get("lon"))}" '
+        'aria-describedby="lon-help"><p id="lon-help" class="help">For example -74.96 (west is negative).</p></div>'
+        '<div class="wide"><button type="submit" class="primary">Start the study</button></div></form></section>')
     body = f"<h1>Your studies</h1>{listing}{new}"
     refresh = 5 if any(r["status"] == "running" for r in rows) else None
     return page("Your studies", body, user=user, refresh=refresh)
@@ -156,4 +158,5 @@ def study_row(thread: Mapping[str, Any]) -> dict[str, Any]:
         "question": str(brief.get("problem") or (values.get("request") or {}).get("text") or ""),
         "grade": decision.get("grade") or "", "last_step": last, "updated": thread.get("updated_at"),
         "parent": (thread.get("metadata") or {}).get("parent"),
+        "variant": (thread.get("metadata") or {}).get("variant"),
     }

@@ -185,12 +185,20 @@ def test_a_reviewer_runs_a_flood_study_at_the_desk_and_another_user_sees_none_of
         d.find_element(By.ID, "forks").location_once_scrolled_into_view
         screenshot(d, shots, "08-study-fork-sensitivity")
 
-        # -- the list: waiting first, then the rest, with status, site, question, grade, last step, when
+        # -- the list: waiting first (a new study left at its question), then the rest, newest first
+        d.get(url + "/desk")
+        d.find_element(By.ID, "question").send_keys("Design flood for a bridge")
+        d.find_element(By.ID, "lat").send_keys(SITE[0])
+        d.find_element(By.ID, "lon").send_keys(SITE[1] + Keys.ENTER)
+        wait_for(d, lambda d: d.find_element(By.ID, "answer-return_period"), 90, "the second study's question")
         d.get(url + "/desk")
         listing = d.find_element(By.CSS_SELECTOR, "table.studies")
         assert [h.text for h in listing.find_elements(By.TAG_NAME, "th")] == [
             "Status", "Site", "Question", "Grade", "Last step", "When"]
-        assert len(listing.find_elements(By.CSS_SELECTOR, "tbody tr")) == 2 and "41.1000, -74.9600" in listing.text
+        rows = [r.text for r in listing.find_elements(By.CSS_SELECTOR, "tbody tr")]
+        assert len(rows) == 3 and all("41.1000, -74.9600" in r for r in rows), rows
+        assert rows[0].startswith("waiting for answers") and "Design flood for a bridge" in rows[0], rows
+        assert "fork: confidence 0.95" in rows[1] and rows[2].startswith("done"), rows
         check_page(d)
         screenshot(d, shots, "09-studies-list")
 
