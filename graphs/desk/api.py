@@ -2,10 +2,9 @@
 
 Every read and every action of the desk is a langgraph_sdk call carrying the user's own
 ``Authorization: Bearer <token>``, so the server's auth handler (graphs.auth) decides what the user may see
-and do, exactly as it does for the sdk: another user's study is "not found". By default the calls go
-in-process (an ASGI transport onto the server's own app, with authentication applied: not the sdk's
-``/noauth`` loopback); ``AQUASCOPE_DESK_API=http://host:port`` sends them over HTTP instead (a desk mounted
-on a server that reaches its API elsewhere).
+and do, exactly as it does for the sdk: another user's study is "not found". The calls go in-process: an
+ASGI transport onto the server's own app with authentication applied (not the sdk's ``/noauth`` loopback,
+which would skip it).
 
 The answers to the interrupts are the agent-inbox forms the sdk sends (graphs.nodes): ``accept``, ``edit``
 with the inbox's ActionRequest, ``response`` in words, ``ignore``; each carries ``by`` (the user), so the
@@ -14,15 +13,16 @@ decision lands in the study file under the reviewer's name.
 
 from __future__ import annotations
 
-import os
 from contextlib import asynccontextmanager
 from typing import Any, AsyncIterator, Mapping
 
 import httpx
 
-__all__ = ["GRAPH", "ApiError", "connect", "interrupt_of", "study_status", "describe_error"]
+__all__ = ["GRAPH", "STREAM", "ApiError", "connect", "interrupt_of", "study_status", "describe_error"]
 
 GRAPH = "aquascope"  # the graph id langgraph.json names; the API takes it where an assistant id goes
+# what a run the desk starts publishes for its progress stream: the roles' events (stream_mode="custom")
+STREAM = ["custom"]
 _TIMEOUT = httpx.Timeout(connect=5, read=120, write=60, pool=10)
 
 
@@ -62,10 +62,7 @@ def describe_error(exc: Exception, what: str) -> ApiError:
     return ApiError(f"Could not {what}: {type(exc).__name__}: {exc}", 500)
 
 
-def _transport() -> tuple[str, httpx.AsyncBaseTransport | None]:
-    url = os.environ.get("AQUASCOPE_DESK_API", "").strip()
-    if url:
-        return url.rstrip("/"), None
+def _transport() -> tuple[str, httpx.AsyncBaseTransport]:
     from langgraph_api.server import app  # the running server; imported at request time, never at start-up
 
     try:

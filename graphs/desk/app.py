@@ -21,7 +21,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from graphs.desk import session
-from graphs.desk.api import GRAPH, ApiError, connect, describe_error, interrupt_of, study_status
+from graphs.desk.api import GRAPH, STREAM, ApiError, connect, describe_error, interrupt_of, study_status
 from graphs.desk.forms import FormError, answers_from_form, plan_edit_from_form
 from graphs.desk.pages import login_page, message_page, studies_page, study_row
 from graphs.desk.study_page import study_page
@@ -120,7 +120,8 @@ async def start(request: Request) -> Response:
                 "lon": _coordinate(str(form.get("lon") or ""), "longitude", 180)}
         async with connect(token) as c:
             tid = (await c.threads.create(metadata={"via": "desk"}))["thread_id"]
-            await c.runs.create(tid, GRAPH, input={"site": site, "request": {"text": question}})
+            await c.runs.create(tid, GRAPH, input={"site": site, "request": {"text": question}},
+                                stream_mode=STREAM)
     except FormError as exc:
         return await _studies(request, str(exc), dict(form), 400)
     except Exception as exc:
@@ -216,7 +217,7 @@ async def _answer(c: Any, tid: str, state: Any, form: dict, user: str) -> None:
         resp = {"type": "ignore", "args": None}
     else:
         resp = answers_from_form(form, intr["action_request"]["args"].get("questions") or [])
-    await c.runs.create(tid, GRAPH, command={"resume": [{**resp, "by": user}]})
+    await c.runs.create(tid, GRAPH, command={"resume": [{**resp, "by": user}]}, stream_mode=STREAM)
 
 
 async def _plan(c: Any, tid: str, state: Any, form: dict, user: str) -> None:
@@ -235,7 +236,7 @@ async def _plan(c: Any, tid: str, state: Any, form: dict, user: str) -> None:
         edit = plan_edit_from_form(form, study, (values.get("brief") or {}).get("intake") or {})
         resp = ({"type": "edit", "args": {"action": "approve_plan", "args": edit}} if edit
                 else {"type": "accept", "args": None})
-    await c.runs.create(tid, GRAPH, command={"resume": [{**resp, "by": user}]})
+    await c.runs.create(tid, GRAPH, command={"resume": [{**resp, "by": user}]}, stream_mode=STREAM)
 
 
 async def _follow_up(c: Any, tid: str, state: Any, form: dict, user: str) -> None:
@@ -246,7 +247,7 @@ async def _follow_up(c: Any, tid: str, state: Any, form: dict, user: str) -> Non
         raise FormError(f"The follow-up is {len(text)} characters long; keep it under 2,000.")
     if (state.get("values") or {}).get("status") not in ("done", "declined") or interrupt_of(state):
         raise ApiError("A follow-up needs a finished study; this one is still under way.", 409)
-    await c.runs.create(tid, GRAPH, input={"request": {"follow_up": text}})
+    await c.runs.create(tid, GRAPH, input={"request": {"follow_up": text}}, stream_mode=STREAM)
 
 
 async def _fork(c: Any, tid: str, state: Any, form: dict, user: str) -> str:

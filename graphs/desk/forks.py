@@ -17,7 +17,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any, Mapping
 
-from graphs.desk.api import GRAPH, interrupt_of, study_status
+from graphs.desk.api import GRAPH, STREAM, interrupt_of, study_status
 from graphs.desk.forms import FormError, editable, read_value, shown
 from graphs.desk.pages import esc, table
 
@@ -107,7 +107,7 @@ async def start_fork(client: Any, tid: str, fork: Mapping[str, Any], user: str) 
                                                as_node="methodologist", checkpoint_id=cid)
     await client.runs.wait(new, GRAPH, input=None, checkpoint_id=branch["checkpoint"]["checkpoint_id"])
     edit = {"type": "edit", "args": {"action": "approve_plan", "args": fork["edits"]}, "by": user}
-    await client.runs.create(new, GRAPH, command={"resume": [edit]})
+    await client.runs.create(new, GRAPH, command={"resume": [edit]}, stream_mode=STREAM)
     return new
 
 

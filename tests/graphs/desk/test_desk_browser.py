@@ -49,6 +49,36 @@ def _sdk_state(url: str, token: str, tid: str) -> dict:
     return anyio.run(go)
 
 
+def _alive(element) -> bool:
+    try:
+        element.is_enabled()
+        return True
+    except Exception:  # stale: the page it was on has gone
+        return False
+
+
+def _progress_events(url: str, token: str, tid: str) -> list[str]:
+    """The desk's progress stream of the running study (server-sent events), read to its end."""
+    import json
+
+    import httpx
+
+    seen = []
+    with httpx.stream("GET", f"{url}/desk/studies/{tid}/progress", cookies={"aquascope_desk": token},
+                      timeout=httpx.Timeout(240, connect=10)) as r:
+        event = None
+        for line in r.iter_lines():
+            if line.startswith("event: "):
+                event = line[7:]
+            elif line.startswith("data: ") and event == "step":
+                seen.append(json.loads(line[6:])["text"])
+            elif line.startswith("data: ") and event in ("end", "problem"):
+                seen.append(f"<{event}> {line[6:]}")
+                if event == "end":
+                    break
+    return seen
+
+
 @pytest.mark.slow
 @pytest.mark.server
 def test_a_reviewer_runs_a_flood_study_at_the_desk_and_another_user_sees_none_of_it(tmp_path):
@@ -113,6 +143,9 @@ def test_a_reviewer_runs_a_flood_study_at_the_desk_and_another_user_sees_none_of
         rp.clear()
         rp.send_keys("50")
         d.find_element(By.CSS_SELECTOR, "button[value=approve]").click()
+        wait_for(d, lambda d: not _alive(rp), 30, "the approval to be sent", reload=False)
+        streamed = _progress_events(url, d.get_cookie("aquascope_desk")["value"], tid)
+        assert sum("analysts start s" in e for e in streamed) >= 3 and "author report" in streamed, streamed
         try:  # the run is short; catch it running when we can
             d.find_element(By.CSS_SELECTOR, "p.running")
             screenshot(d, shots, "05-study-running")
