@@ -57,6 +57,8 @@ def _arguments(values: Mapping[str, Any]) -> list[tuple[str, Any]]:
 def chosen_edit(form: Mapping[str, str], values: Mapping[str, Any]) -> dict[str, Any]:
     """{choice, variant, edits} for the fork the form asks for; FormError in words otherwise."""
     pick = (form.get("variant") or "").strip()
+    if not pick and (form.get("value") or "").strip():
+        pick = "custom"  # a new value typed without picking the radio: the change below is meant
     if pick.startswith("v") and pick[1:].isdigit():
         choices = fork_choices(values)
         i = int(pick[1:])

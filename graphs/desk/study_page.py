@@ -42,13 +42,13 @@ def _brief(values: Mapping[str, Any], intr: Mapping[str, Any] | None, tid: str, 
         fields = []
         for q in questions:
             f = esc(q.get("field"))
-            help_ = f"Default: {esc(shown(q.get('default')))}." if q.get("default") is not None else ""
+            help_ = (f"Empty takes the default, {esc(shown(q.get('default')))}." if q.get("default") is not None
+                     else "")
             if q.get("options"):
                 opts = "".join(f'<option value="{esc(o)}">{esc(o)}</option>' for o in q["options"])
                 control = f'<select id="answer-{f}" name="answer.{f}"><option value="">(the default)</option>{opts}</select>'
             else:
-                control = (f'<input id="answer-{f}" name="answer.{f}" aria-describedby="answer-{f}-help" '
-                           f'placeholder="{esc(shown(q.get("default")))}">')
+                control = f'<input id="answer-{f}" name="answer.{f}" aria-describedby="answer-{f}-help">'
             fields.append(f'<div><label for="answer-{f}">{esc(q.get("question"))}</label>{control}'
                           f'<p id="answer-{f}-help" class="help">{help_}</p></div>')
         parts.insert(0,

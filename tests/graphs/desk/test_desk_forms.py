@@ -90,3 +90,24 @@ def test_pages_escape_text_and_list_waiting_studies_first():
     assert "<script>x" not in html and "&lt;script&gt;x" in html and "&lt;ana&gt;" in html
     assert html.index("plan me") < html.index("newer") < html.index("&lt;script&gt;")
     assert prose("run `aquascope <x>`") == "run <code>aquascope &lt;x&gt;</code>"
+
+
+def test_a_fork_changes_the_plan_as_approved():
+    from graphs.desk.forks import chosen_edit
+
+    approved = {**STUDY, "plan": {"approved": True, "decisions": [{"kind": "edit"}], "objective": "50-year"}}
+    values = {"status": "done", "brief": {"playbook": "flood_risk", "intake": {"return_period": 50}}, "study": approved}
+    fork = chosen_edit({"variant": "custom", "argument": "arg.s3.confidence", "value": "0.95"}, values)
+    assert fork["variant"] == "confidence 0.95"
+    steps = {s["id"]: s for s in fork["edits"]["study"]["steps"]}
+    assert steps["s3"]["arguments"]["confidence"] == 0.95 and steps["s3"]["arguments"]["n_bootstrap"] == 1000
+    assert "approved" not in fork["edits"]["study"]["plan"] and "decisions" not in fork["edits"]["study"]["plan"]
+    assert approved["steps"][1]["arguments"]["confidence"] == 0.9  # the parent's study untouched
+    fork = chosen_edit({"argument": "intake.return_period", "value": "200"}, values)  # the radio left unpicked
+    assert fork["edits"] == {"intake": {"return_period": 200}}
+    with pytest.raises(FormError, match="is its current value"):
+        chosen_edit({"variant": "custom", "argument": "intake.return_period", "value": "50"}, values)
+    with pytest.raises(FormError, match="arg.s3.values is not a setting"):
+        chosen_edit({"variant": "custom", "argument": "arg.s3.values", "value": "[1]"}, values)
+    with pytest.raises(FormError, match="Pick what the fork changes"):
+        chosen_edit({}, values)
