@@ -271,14 +271,14 @@ def study_page(tid: str, state: Mapping[str, Any], thread: Mapping[str, Any], *,
     values = state.get("values") or {}
     if not isinstance(values, Mapping):
         values = {}
-    intr = interrupt_of(state)
+    running = status == "running"
+    intr = None if running else interrupt_of(state)  # a run under way has taken the answer: no second one
     names = {a.get("name") for a in values.get("artifacts") or [] if isinstance(a, Mapping)}
     study = values.get("study") or {}
     title = study.get("title") or (values.get("brief") or {}).get("problem") or f"Study {tid}"
     site = values.get("site") or {}
     meta = thread.get("metadata") or {}
     parent = meta.get("parent")
-    running = status == "running"
     decision = (values.get("findings") or {}).get("decision") or {}
     done = values.get("status") in ("done", "declined") and intr is None and not running
     head = (f'<p class="crumbs"><a href="/desk">Your studies</a></p><h1>{esc(title)}</h1>'
@@ -296,9 +296,12 @@ def study_page(tid: str, state: Mapping[str, Any], thread: Mapping[str, Any], *,
              "report": _report(values, tid, names), "downloads": _downloads(tid, names),
              "follow-up": _follow_up(values, tid, done), "forks": forks_html, "decisions": _decisions(values)}
     # what the reviewer came for first: the report of a finished study, the question or plan of a waiting one
-    order = (("downloads", "report", "follow-up", "forks", "brief", "plan", "inventory", "progress", "decisions")
-             if "report.html" in names and not intr and not running else
-             ("brief", "inventory", "plan", "progress", "report", "downloads", "follow-up", "forks", "decisions"))
+    if running:
+        order = ("progress", "brief", "plan", "inventory", "report", "downloads", "follow-up", "forks", "decisions")
+    elif "report.html" in names and not intr:
+        order = ("downloads", "report", "follow-up", "forks", "brief", "plan", "inventory", "progress", "decisions")
+    else:
+        order = ("brief", "inventory", "plan", "progress", "report", "downloads", "follow-up", "forks", "decisions")
     titles = {"brief": "Brief", "inventory": "Inventory", "plan": "Plan", "progress": "Progress", "report": "Report",
               "downloads": "Downloads", "follow-up": "Follow-up", "forks": "Fork and sensitivity",
               "decisions": "Decisions"}
