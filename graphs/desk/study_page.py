@@ -97,7 +97,8 @@ def _gates(expects: list[Mapping[str, Any]]) -> str:
     return "<ul class=\"gates\">" + "".join(items) + "</ul>" if items else ""
 
 
-def _plan(values: Mapping[str, Any], intr: Mapping[str, Any] | None, tid: str, playbook_intake: list[dict]) -> str:
+def _plan(values: Mapping[str, Any], intr: Mapping[str, Any] | None, tid: str, playbook_intake: list[dict],
+          running: bool = False) -> str:
     waiting = intr is not None and intr["action_request"].get("action") == "approve_plan"
     study = (intr["action_request"]["args"].get("study") if waiting else None) or values.get("study") or {}
     if not study.get("steps"):
@@ -144,6 +145,9 @@ def _plan(values: Mapping[str, Any], intr: Mapping[str, Any] | None, tid: str, p
         parts.append(f"<details><summary>The {len(steps)} steps with their tools, arguments and gates</summary>"
                      f"{steps_html}</details>")
         approved = " (approved)" if plan.get("approved") else ""
+        if running and not plan.get("approved"):
+            parts.insert(0, '<p class="note">The plan as it stood when the run began; the run is applying your '
+                            "decision (an edit re-plans it), and the page shows the result when it ends.</p>")
         return _section("plan", "Plan" + approved, "".join(parts))
     intake = (values.get("brief") or {}).get("intake") or {}
     fields = []
@@ -292,7 +296,7 @@ def study_page(tid: str, state: Mapping[str, Any], thread: Mapping[str, Any], *,
                     if parent else "")]))
     labels = {q["name"]: q.get("label") or q["name"] for q in playbook_intake if q.get("name")}
     parts = {"brief": _brief(values, intr, tid, labels), "inventory": _inventory(values),
-             "plan": _plan(values, intr, tid, playbook_intake), "progress": _progress(values, tid, running, run_error),
+             "plan": _plan(values, intr, tid, playbook_intake, running), "progress": _progress(values, tid, running, run_error),
              "report": _report(values, tid, names), "downloads": _downloads(tid, names),
              "follow-up": _follow_up(values, tid, done), "forks": forks_html, "decisions": _decisions(values)}
     # what the reviewer came for first: the report of a finished study, the question or plan of a waiting one
