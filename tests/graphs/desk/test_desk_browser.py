@@ -140,6 +140,15 @@ def test_a_reviewer_runs_a_flood_study_at_the_desk_and_another_user_sees_none_of
         assert d.find_element(By.ID, "arg-s3-n_bootstrap").get_attribute("value") == "1000"
         assert "Flat Brook near Flatbrookville NJ" in d.find_element(By.ID, "inventory").text
         screenshot(d, shots, "04-study-plan")
+        boot = d.find_element(By.ID, "arg-s3-n_bootstrap")  # a value that is not a number: refused in words
+        boot.clear()
+        boot.send_keys("many")
+        d.find_element(By.CSS_SELECTOR, "button[value=approve]").click()
+        said = d.find_element(By.CSS_SELECTOR, "[role=alert]").text
+        assert "argument 'n_bootstrap': 'many' is not a number" in said, said
+        check_page(d, error_expected=True)
+        assert d.find_element(By.ID, "arg-s3-n_bootstrap").get_attribute("value") == "1000"  # the plan unchanged
+        rp = d.find_element(By.ID, "intake-return_period")
         rp.clear()
         rp.send_keys("50")
         d.find_element(By.CSS_SELECTOR, "button[value=approve]").click()
