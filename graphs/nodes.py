@@ -355,9 +355,11 @@ def review(state: CrewState) -> Command[Literal["analysts", "consultant", "revie
         study = mirror_decisions(state["study"], request)
         return Command(goto="analysts", update={"status": "running", "request": request, "study": {
             **study, "plan": {**(study.get("plan") or {}), "approved": True}}})
-    if kind == "ignore":
-        brief = {**(state.get("brief") or {}), "declined_reason": "The plan was not approved."}
-        request = _decided(request, "ignore", resp, point="plan")
+    if kind == "ignore":  # a reason given with the decline (args in words) is kept with the decision
+        reason = resp["args"].strip() if isinstance(resp["args"], str) and resp["args"].strip() else None
+        brief = {**(state.get("brief") or {}), "declined_reason": "The plan was not approved."
+                 + (f" The reviewer's reason: {reason}" if reason else "")}
+        request = _decided(request, "ignore", resp, point="plan", reason=reason)
         return Command(goto="author", update={"status": "declined", "brief": brief, "request": request,
                                               "study": mirror_decisions(state["study"], request)})
     if kind == "edit":

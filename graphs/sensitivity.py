@@ -20,7 +20,7 @@ from typing import Any, Mapping
 
 from aquascope_core.errors import InputError, StudyError
 
-__all__ = ["flood_variants", "run_sensitivity", "STANDARD_RETURN_PERIODS"]
+__all__ = ["flood_variants", "run_sensitivity", "outcome", "sensitivity_table", "with_step", "STANDARD_RETURN_PERIODS"]
 
 STANDARD_RETURN_PERIODS = (2, 5, 10, 25, 50, 100, 200, 500, 1000)
 FIT_TOOLS = ("flood_frequency", "bulletin17c_ema")
@@ -36,7 +36,7 @@ def _clean_study(study: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _with_step(study: Mapping[str, Any], sid: str, arguments: Mapping[str, Any] | None = None,
+def with_step(study: Mapping[str, Any], sid: str, arguments: Mapping[str, Any] | None = None,
                expects: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     out = _clean_study(study)
     for st in out["steps"]:
@@ -76,7 +76,7 @@ def flood_variants(ws: Any) -> list[dict[str, Any]]:
             others = [o for o in dists if o != d]
             kept = [g for g in fit.get("expects") or [] if not any(o in _names(g) for o in others)]
             out.append({"choice": "distribution", "variant": f"{LABELS.get(d, d)} alone",
-                        "edits": _with_step(study, fit["id"], {"distributions": [d]}, kept)})
+                        "edits": with_step(study, fit["id"], {"distributions": [d]}, kept)})
     else:
         out.append({"choice": "distribution", "variant": "another distribution",
                     "skip": "Bulletin 17C prescribes log-Pearson III; no other distribution is fitted"})
@@ -84,7 +84,7 @@ def flood_variants(ws: Any) -> list[dict[str, Any]]:
     conf = float((fit.get("arguments") or {}).get("confidence") or 0.9)
     other = 0.95 if abs(conf - 0.95) > 1e-9 else 0.90
     out.append({"choice": "confidence level", "variant": f"{other * 100:.0f} % band",
-                "edits": _with_step(study, fit["id"], {"confidence": other})})
+                "edits": with_step(study, fit["id"], {"confidence": other})})
     # a record excluded
     amax = next((s for s in steps if s.get("tool") == "annual_maxima"), None)
     payload = (results.get(amax["id"]) or {}).get("payload") if amax else None
@@ -92,7 +92,7 @@ def flood_variants(ws: Any) -> list[dict[str, Any]]:
         vals, years = payload["values"], payload["water_years"]
         i = max(range(len(vals)), key=lambda k: vals[k])
         out.append({"choice": "record excluded", "variant": f"largest annual maximum (water year {years[i]}) left out",
-                    "edits": _with_step(study, amax["id"], {"exclude_years": [years[i]]})})
+                    "edits": with_step(study, amax["id"], {"exclude_years": [years[i]]})})
     else:
         out.append({"choice": "record excluded", "variant": "largest annual maximum left out",
                     "skip": "the fit reads its record directly; no maxima step to leave a year out of"})
@@ -101,7 +101,7 @@ def flood_variants(ws: Any) -> list[dict[str, Any]]:
         used = ((results.get(fit["id"]) or {}).get("payload") or {}).get("regional_skew_used") or {}
         if used.get("skew") is not None:
             out.append({"choice": "regional skew", "variant": "off (at-site skew only)",
-                        "edits": _with_step(study, fit["id"], {"skew_from": "station", "regional_skew": None,
+                        "edits": with_step(study, fit["id"], {"skew_from": "station", "regional_skew": None,
                                                                "regional_skew_mse": None})})
         else:
             out.append({"choice": "regional skew", "variant": "on",
@@ -112,7 +112,7 @@ def flood_variants(ws: Any) -> list[dict[str, Any]]:
     return out
 
 
-def _outcome(ws: Any) -> dict[str, Any]:
+def outcome(ws: Any) -> dict[str, Any]:
     decision = (ws.findings or {}).get("decision") or {}
     return {"value": decision.get("value"), "unit": decision.get("unit"), "band": decision.get("band") or {},
             "grade": decision.get("grade"), "method": decision.get("method"), "answer": decision.get("answer"),
@@ -138,7 +138,7 @@ def run_sensitivity(studio: Any, variants: list[Mapping[str, Any]] | None = None
     if (ws.brief or {}).get("playbook") != "flood_risk":
         raise InputError.bad_value("playbook", (ws.brief or {}).get("playbook"),
                                    "a flood_risk study (sensitivity forks vary a flood estimate's choices)")
-    base = _outcome(ws)
+    base = outcome(ws)
     if base["value"] is None:
         raise StudyError("the study's flood estimate is not established, so there is nothing to vary",
                          recovery="Look at the report's 'not established' list first.")
@@ -153,12 +153,12 @@ def run_sensitivity(studio: Any, variants: list[Mapping[str, Any]] | None = None
         child = studio.fork("plan", v["edits"], by=by)
         forks.append(child)
         cws = child.workspace()
-        row = {"choice": v["choice"], "variant": v["variant"], "study": child.id, "edits": v["edits"], **_outcome(cws)}
+        row = {"choice": v["choice"], "variant": v["variant"], "study": child.id, "edits": v["edits"], **outcome(cws)}
         if cws.status != "done":
             errs = [m.get("text") for m in cws.messages if m.get("kind") in ("plan_errors", "declined")]
             row["skipped"] = (errs[-1] if errs else f"the fork stopped at {cws.status}")
         rows.append(row)
-    table = _table(rows, base)
+    table = sensitivity_table(rows, base)
     section = {"id": "sensitivity", "title": "Sensitivity",
                "text": (f"Each row is a fork of this study (study {ws.id}) at its approved plan with one choice changed, "
                         "run through the same gates to its own report; the change is against the estimate as approved. "
@@ -186,7 +186,7 @@ def run_sensitivity(studio: Any, variants: list[Mapping[str, Any]] | None = None
     return {"rows": rows, "forks": forks, "table": table}
 
 
-def _table(rows: list[dict[str, Any]], base: Mapping[str, Any]) -> dict[str, Any]:
+def sensitivity_table(rows: list[dict[str, Any]], base: Mapping[str, Any]) -> dict[str, Any]:
     out = []
     for r in rows:
         v = r.get("value")

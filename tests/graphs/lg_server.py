@@ -41,6 +41,8 @@ def config_variant(folder: Path, source: str = "langgraph.json", **extra: Any) -
     for key in ("auth", "checkpointer"):
         if key in spec:
             spec[key] = {**spec[key], "path": str(ROOT / spec[key]["path"].removeprefix("./"))}
+    if "app" in spec.get("http", {}):  # the review desk's routes (graphs/desk/app.py)
+        spec["http"] = {**spec["http"], "app": str(ROOT / spec["http"]["app"].removeprefix("./"))}
     spec.update(extra)
     path = folder / "langgraph.json"
     path.write_text(json.dumps(spec, indent=2))
