@@ -317,6 +317,20 @@ async def _data(c: Any, tid: str, state: Any, form: dict, user: str) -> None:
     await c.runs.create(tid, GRAPH, command=command, stream_mode=STREAM)
 
 
+async def _variants(c: Any, tid: str, state: Any, form: dict, user: str) -> str:
+    from graphs.desk.forks import standard_forks, start_fork
+
+    values = state.get("values") or {}
+    if values.get("status") != "done" or interrupt_of(state):
+        raise ApiError("Only a finished study can be forked from its plan.", 409)
+    left = standard_forks(values, await c.threads.search(metadata={"parent": tid}, limit=100))
+    if not left:
+        raise FormError("Every standard variant of this study has a fork already (or the study has none).")
+    for fork in left:
+        await start_fork(c, tid, fork, user)
+    return f"/desk/studies/{tid}#forks"
+
+
 async def answer(request: Request) -> Response:
     return await _act(request, "send the answers", _answer)
 
@@ -331,6 +345,10 @@ async def follow_up(request: Request) -> Response:
 
 async def fork(request: Request) -> Response:
     return await _act(request, "fork the study", _fork)
+
+
+async def variants(request: Request) -> Response:
+    return await _act(request, "fork the study with its standard variants", _variants)
 
 
 async def data(request: Request) -> Response:
@@ -413,6 +431,7 @@ app = Starlette(routes=[
     Route("/desk/studies/{tid}/plan", _checked(plan), methods=["POST"], include_in_schema=False),
     Route("/desk/studies/{tid}/follow-up", _checked(follow_up), methods=["POST"], include_in_schema=False),
     Route("/desk/studies/{tid}/fork", _checked(fork), methods=["POST"], include_in_schema=False),
+    Route("/desk/studies/{tid}/variants", _checked(variants), methods=["POST"], include_in_schema=False),
     Route("/desk/studies/{tid}/data", _checked(data, upload=True), methods=["POST"],
           include_in_schema=False),
     Route("/desk/studies/{tid}/files/{name:path}", files, methods=["GET"], include_in_schema=False),

@@ -114,3 +114,24 @@ def test_a_post_without_the_check_value_or_with_another_sessions_is_refused_in_w
             assert r.status_code == 403 and "does not belong to your session" in r.text, path
         r = client.post("/desk/logout", data={"csrf": session.csrf_value("session:tok-a")}, follow_redirects=False)
         assert r.status_code == 303 and r.headers["location"] == "/desk/login"
+
+
+def test_the_standard_variants_not_forked_yet():
+    from graphs.desk.forks import fork_choices, forks_section, standard_forks
+
+    study = {"plan": {"approved": True}, "steps": [
+        {"id": "s3", "tool": "flood_frequency", "arguments": {"values": "{{ result.s2.values }}", "confidence": 0.9,
+                                                               "return_periods": [2, 100],
+                                                               "distributions": ["gev_lmoments", "lp3_moments"]}}]}
+    values = {"status": "done", "brief": {"playbook": "flood_risk", "intake": {"return_period": 100}}, "study": study}
+    every = standard_forks(values, [])
+    assert every and len(every) == len([c for c in fork_choices(values) if not c.get("skip")])
+    assert {c["choice"] for c in every} >= {"return period", "distribution", "confidence level"}
+    first = {"thread_id": "f1", "metadata": {"parent": "t", "choice": every[0]["choice"],
+                                             "variant": every[0]["variant"]}, "values": {}, "status": "busy"}
+    assert standard_forks(values, [first]) == every[1:]  # one forked already: the others left
+    html = forks_section("t", values, [first])
+    assert 'action="/desk/studies/t/variants"' in html and f"not forked yet ({len(every) - 1})" in html
+    forked = [{**first, "metadata": {"choice": c["choice"], "variant": c["variant"]}} for c in every]
+    assert standard_forks(values, forked) == [] and "/variants" not in forks_section("t", values, forked)
+    assert standard_forks({**values, "status": "declined"}, []) == []
