@@ -60,6 +60,13 @@ def _checked(handler: Any, upload: bool = False) -> Any:
             from aquascope_core.limits import MAX_UPLOAD_BYTES
 
             size = MAX_UPLOAD_BYTES + 4096
+            declared = request.headers.get("content-length") or ""
+            # a body larger than one upload and the form's other fields: refused before the parser spools it
+            if declared.isdigit() and int(declared) > MAX_UPLOAD_BYTES + 64 * 1024:
+                return _html(message_page("Not sent", f"The form is {int(declared):,} bytes, more than one upload may "
+                                          f"be (the limit MAX_UPLOAD_BYTES is {MAX_UPLOAD_BYTES:,} bytes, "
+                                          "aquascope_core.limits). Send the columns and years the study needs."),
+                             413, request)
         try:
             form = await request.form(max_part_size=size)
         except Exception as exc:  # a body the form parser refuses (a field over its size, a broken multipart)

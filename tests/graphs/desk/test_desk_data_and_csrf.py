@@ -135,3 +135,18 @@ def test_the_standard_variants_not_forked_yet():
     forked = [{**first, "metadata": {"choice": c["choice"], "variant": c["variant"]}} for c in every]
     assert standard_forks(values, forked) == [] and "/variants" not in forks_section("t", values, forked)
     assert standard_forks({**values, "status": "declined"}, []) == []
+
+
+def test_an_upload_form_larger_than_an_upload_is_refused_before_it_is_read(monkeypatch):
+    from starlette.testclient import TestClient
+
+    import aquascope_core.limits as limits
+    from graphs.desk.app import app
+
+    monkeypatch.setattr(limits, "MAX_UPLOAD_BYTES", 1000)
+    with TestClient(app, base_url="http://desk.test") as client:
+        client.cookies.set(session.COOKIE, "tok-a", path="/desk")
+        csrf = session.csrf_value("session:tok-a")
+        r = client.post("/desk/studies/t1/data", data={"csrf": csrf}, files={"data_file": ("p.csv", b"1" * 70_000)},
+                        follow_redirects=False)
+        assert r.status_code == 413 and "the limit MAX_UPLOAD_BYTES is 1,000 bytes" in r.text
