@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 from pathlib import Path
 from typing import Any
 
@@ -32,8 +33,11 @@ STATIC = Path(__file__).with_name("static")
 _ACTIVE = ("pending", "running")
 
 
-def _html(text: str, status: int = 200) -> HTMLResponse:
-    return HTMLResponse(text, status_code=status, headers={"Cache-Control": "no-store"})
+def _html(text: str, status: int = 200, request: Request | None = None, basis: str | None = None) -> HTMLResponse:
+    """A page, its POST forms carrying the session's check value (session.with_csrf)."""
+    if basis is None and request is not None:
+        basis = session.csrf_basis(request)
+    return HTMLResponse(session.with_csrf(text, basis), status_code=status, headers={"Cache-Control": "no-store"})
 
 
 def _see(url: str) -> RedirectResponse:
@@ -45,11 +49,51 @@ async def _user(request: Request) -> tuple[str | None, str]:
     return token, (await session.identity(token) if token else None) or "you"
 
 
+def _checked(handler: Any, upload: bool = False) -> Any:
+    """``handler`` acting only on a form that carries the session's check value (session.csrf_refusal).
+
+    An ``upload`` form's text fields (a pasted table) may be as large as an upload (MAX_UPLOAD_BYTES), others
+    1 MiB, the form parser's own bound."""
+    async def checked(request: Request) -> Response:
+        size = 1024 * 1024
+        if upload:
+            from aquascope_core.limits import MAX_UPLOAD_BYTES
+
+            size = MAX_UPLOAD_BYTES + 4096
+            declared = request.headers.get("content-length") or ""
+            # a body larger than one upload and the form's other fields: refused before the parser spools it
+            if declared.isdigit() and int(declared) > MAX_UPLOAD_BYTES + 64 * 1024:
+                return _html(message_page("Not sent", f"The form is {int(declared):,} bytes, more than one upload may "
+                                          f"be (the limit MAX_UPLOAD_BYTES is {MAX_UPLOAD_BYTES:,} bytes, "
+                                          "aquascope_core.limits). Send the columns and years the study needs."),
+                             413, request)
+        try:
+            form = await request.form(max_part_size=size)
+        except Exception as exc:  # a body the form parser refuses (a field over its size, a broken multipart)
+            return _html(message_page("Not sent", f"The form could not be read: {exc}. Send it again from the "
+                                      "desk's page.", user=None), 400, request)
+        refusal = session.csrf_refusal(request, form)
+        if refusal:
+            return _html(message_page("Not sent", refusal), 403, request)
+        return await handler(request)
+
+    checked.__name__ = handler.__name__
+    return checked
+
+
 # -- signing in --------------------------------------------------------------------------------------
 
 async def login_form(request: Request) -> Response:
     nxt = request.query_params.get("next") or "/desk"
-    return _html(login_page(next_url=nxt, auth_off=os.environ.get("AQUASCOPE_AUTH", "").lower() == "off"))
+    html = login_page(next_url=nxt, auth_off=os.environ.get("AQUASCOPE_AUTH", "").lower() == "off")
+    basis, pre = session.csrf_basis(request), None
+    if basis is None:  # no session nor pre-login cookie yet: one set with the page, the form's value bound to it
+        pre = secrets.token_urlsafe(24)
+        basis = "pre:" + pre
+    response = _html(html, basis=basis)
+    if pre:
+        session.set_pre_login(response, request, pre)
+    return response
 
 
 async def login(request: Request) -> Response:
@@ -61,7 +105,7 @@ async def login(request: Request) -> Response:
     try:
         await session.check_token(token)
     except ApiError as exc:
-        return _html(login_page(exc.message, nxt), exc.status)
+        return _html(login_page(exc.message, nxt), exc.status, request)
     response = _see(nxt)
     session.set_token(response, request, token)
     return response
@@ -86,9 +130,9 @@ async def _studies(request: Request, error: str | None = None, form: Any = None,
         err = describe_error(exc, "list your studies")
         if err.status == 401:
             return session.wants_login(request)
-        return _html(message_page("Your studies", err.message, user=user), err.status)
+        return _html(message_page("Your studies", err.message, user=user), err.status, request)
     rows = [study_row(t) for t in threads]
-    return _html(studies_page(rows, user=user, error=error, form=form), status)
+    return _html(studies_page(rows, user=user, error=error, form=form), status, request)
 
 
 async def studies(request: Request) -> Response:
@@ -165,7 +209,7 @@ async def _study(request: Request, tid: str, error: str | None = None, status_co
         if err.status == 401:
             return session.wants_login(request)
         return _html(message_page("Study not found" if err.status == 404 else "Study", err.message, user=user),
-                     err.status)
+                     err.status, request)
     status = "running" if runs and runs[0].get("status") in _ACTIVE else study_status(thread)
     values = state.get("values") or {}
     pb = (values.get("brief") or {}).get("playbook") if isinstance(values, dict) else None
@@ -176,7 +220,7 @@ async def _study(request: Request, tid: str, error: str | None = None, status_co
     forks.sort(key=lambda t: str(t.get("created_at") or ""))
     html = study_page(tid, state, thread, user=user, status=status, playbook_intake=spec, error=error,
                       run_error=run_error, forks_html=forks_section(tid, values, forks) if status != "running" else "")
-    return _html(html, status_code)
+    return _html(html, status_code, request)
 
 
 async def study(request: Request) -> Response:
@@ -260,6 +304,40 @@ async def _fork(c: Any, tid: str, state: Any, form: dict, user: str) -> str:
     return f"/desk/studies/{new}"
 
 
+async def _data(c: Any, tid: str, state: Any, form: dict, user: str) -> None:
+    from aquascope_core.limits import check_upload_bytes
+
+    from graphs.desk.data_request import data_answer
+
+    _waiting_for(state, "provide_data", "data")
+    upload, file = None, form.get("data_file")
+    if file is not None and not isinstance(file, str) and getattr(file, "filename", None):
+        try:
+            check_upload_bytes(int(getattr(file, "size", None) or 0), what=f"the file {file.filename}")
+        except ValueError as exc:
+            raise FormError(f"The file {file.filename} was not added: {getattr(exc, 'message', exc)}.") from None
+        upload = (file.filename, await file.read())
+    resp, tables = data_answer(form, (state.get("values") or {}).get("tables"), upload)
+    command: dict[str, Any] = {"resume": [{**resp, "by": user}]}
+    if tables is not None:  # the table joins the study as Studio.add_table adds it, then the crew plans again
+        command["update"] = {"tables": tables}
+    await c.runs.create(tid, GRAPH, command=command, stream_mode=STREAM)
+
+
+async def _variants(c: Any, tid: str, state: Any, form: dict, user: str) -> str:
+    from graphs.desk.forks import standard_forks, start_fork
+
+    values = state.get("values") or {}
+    if values.get("status") != "done" or interrupt_of(state):
+        raise ApiError("Only a finished study can be forked from its plan.", 409)
+    left = standard_forks(values, await c.threads.search(metadata={"parent": tid}, limit=100))
+    if not left:
+        raise FormError("Every standard variant of this study has a fork already (or the study has none).")
+    for fork in left:
+        await start_fork(c, tid, fork, user)
+    return f"/desk/studies/{tid}#forks"
+
+
 async def answer(request: Request) -> Response:
     return await _act(request, "send the answers", _answer)
 
@@ -274,6 +352,14 @@ async def follow_up(request: Request) -> Response:
 
 async def fork(request: Request) -> Response:
     return await _act(request, "fork the study", _fork)
+
+
+async def variants(request: Request) -> Response:
+    return await _act(request, "fork the study with its standard variants", _variants)
+
+
+async def data(request: Request) -> Response:
+    return await _act(request, "send the data", _data)
 
 
 # -- files and progress -------------------------------------------------------------------------------------
@@ -291,17 +377,17 @@ async def files(request: Request) -> Response:
             values = (await c.threads.get_state(tid)).get("values") or {}
     except Exception as exc:
         err = describe_error(exc, f"read {name}")
-        return _html(message_page("File not found", err.message, user=user), err.status)
+        return _html(message_page("File not found", err.message, user=user), err.status, request)
     ref = next((a for a in values.get("artifacts") or [] if a.get("name") == name), None)
     if ref is None:
         return _html(message_page("File not found", f"The study has no file named {name!r} (yet): the Author "
-                                  "writes the files when the study finishes.", user=user, back=f"/desk/studies/{tid}"), 404)
+                                  "writes the files when the study finishes.", user=user, back=f"/desk/studies/{tid}"), 404, request)
     try:
         data = ArtifactStore.for_study(values.get("id") or tid).get(ref)
     except Exception as exc:
         msg = getattr(exc, "message", str(exc))
         return _html(message_page("File not available", f"{name} is listed but cannot be read: {msg}", user=user,
-                                  back=f"/desk/studies/{tid}"), 410)
+                                  back=f"/desk/studies/{tid}"), 410, request)
     headers = {"Cache-Control": "private, no-store", "X-Content-Type-Options": "nosniff"}
     base = name.rsplit("/", 1)[-1]
     if request.query_params.get("download") or not ref.get("media_type", "").startswith(("text/html", "image/")):
@@ -344,14 +430,17 @@ app = Starlette(routes=[
     Route("/desk", studies, methods=["GET"], include_in_schema=False),
     Route("/desk/", home, methods=["GET"], include_in_schema=False),
     Route("/desk/login", login_form, methods=["GET"], include_in_schema=False),
-    Route("/desk/login", login, methods=["POST"], include_in_schema=False),
-    Route("/desk/logout", logout, methods=["POST"], include_in_schema=False),
-    Route("/desk/studies", start, methods=["POST"], include_in_schema=False),
+    Route("/desk/login", _checked(login), methods=["POST"], include_in_schema=False),
+    Route("/desk/logout", _checked(logout), methods=["POST"], include_in_schema=False),
+    Route("/desk/studies", _checked(start), methods=["POST"], include_in_schema=False),
     Route("/desk/studies/{tid}", study, methods=["GET"], include_in_schema=False),
-    Route("/desk/studies/{tid}/answer", answer, methods=["POST"], include_in_schema=False),
-    Route("/desk/studies/{tid}/plan", plan, methods=["POST"], include_in_schema=False),
-    Route("/desk/studies/{tid}/follow-up", follow_up, methods=["POST"], include_in_schema=False),
-    Route("/desk/studies/{tid}/fork", fork, methods=["POST"], include_in_schema=False),
+    Route("/desk/studies/{tid}/answer", _checked(answer), methods=["POST"], include_in_schema=False),
+    Route("/desk/studies/{tid}/plan", _checked(plan), methods=["POST"], include_in_schema=False),
+    Route("/desk/studies/{tid}/follow-up", _checked(follow_up), methods=["POST"], include_in_schema=False),
+    Route("/desk/studies/{tid}/fork", _checked(fork), methods=["POST"], include_in_schema=False),
+    Route("/desk/studies/{tid}/variants", _checked(variants), methods=["POST"], include_in_schema=False),
+    Route("/desk/studies/{tid}/data", _checked(data, upload=True), methods=["POST"],
+          include_in_schema=False),
     Route("/desk/studies/{tid}/files/{name:path}", files, methods=["GET"], include_in_schema=False),
     Route("/desk/studies/{tid}/progress", progress, methods=["GET"], include_in_schema=False),
     Mount("/desk/static", StaticFiles(directory=str(STATIC)), name="desk-static"),

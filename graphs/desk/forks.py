@@ -21,7 +21,7 @@ from graphs.desk.api import GRAPH, STREAM, interrupt_of, study_status
 from graphs.desk.forms import FormError, editable, read_value, shown
 from graphs.desk.pages import esc, table
 
-__all__ = ["fork_choices", "chosen_edit", "start_fork", "forks_section"]
+__all__ = ["fork_choices", "chosen_edit", "standard_forks", "start_fork", "forks_section"]
 
 
 def _workspace(values: Mapping[str, Any]) -> Any:
@@ -84,6 +84,14 @@ def chosen_edit(form: Mapping[str, str], values: Mapping[str, Any]) -> dict[str,
     _, sid, name = key.split(".", 2)
     return {"choice": f"{sid} {name}", "variant": f"{name} {shown(new)}",
             "edits": with_step(values.get("study") or {}, sid, {name: new})}
+
+
+def standard_forks(values: Mapping[str, Any], forks: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The standard variants (fork_choices) the study can be forked with and has no fork of yet, as chosen_edit
+    returns them; a variant counts as forked when a fork's metadata names its choice and variant."""
+    done = {((t.get("metadata") or {}).get("choice"), (t.get("metadata") or {}).get("variant")) for t in forks}
+    return [{k: c[k] for k in ("choice", "variant", "edits")} for c in fork_choices(values)
+            if not c.get("skip") and (c["choice"], c["variant"]) not in done]
 
 
 async def start_fork(client: Any, tid: str, fork: Mapping[str, Any], user: str) -> str:
@@ -171,5 +179,15 @@ def forks_section(tid: str, values: Mapping[str, Any], forks: list[Mapping[str, 
         '<p id="fork-help" class="help">The fork is a new study of yours: this study copied at its approved plan, '
         "answered with the one change, run through the same gates to its own report.</p>"
         '<button type="submit" class="primary">Fork the study</button></form>')
+    left = standard_forks(values, forks)
+    if left:
+        parts.append(
+            f'<form method="post" action="/desk/studies/{esc(tid)}/variants" class="card action" id="variants-form">'
+            f"<p>The standard variants not forked yet ({len(left)}): "
+            + esc("; ".join(f"{c['choice']}: {c['variant']}" for c in left)) + ".</p>"
+            '<button type="submit">Run the standard variants</button><p class="help">One fork each, as the fork '
+            "above makes one; the table fills in as they finish.</p></form>")
+    elif choices:
+        parts.append('<p class="help">Every standard variant has a fork.</p>')
     return (f'<section id="forks" aria-labelledby="forks-h"><h2 id="forks-h">Fork and sensitivity</h2>'
             f'{"".join(parts)}</section>')

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any, Mapping
 
+from graphs.desk.data_request import data_section
 from graphs.desk.forms import editable, shown
 from graphs.desk.pages import error_box, esc, page, prose, table, when
 
@@ -262,7 +263,8 @@ def _waiting(intr: Mapping[str, Any] | None) -> str:
         return ""
     action = intr["action_request"].get("action")
     link = {"answer_questions": ("#questions", "answer the consultant's question"),
-            "approve_plan": ("#plan", "review the plan: edit its settings or arguments, approve or decline it")}.get(
+            "approve_plan": ("#plan", "review the plan: edit its settings or arguments, approve or decline it"),
+            "provide_data": ("#data", "bring the record the crew asks for, or go on without it")}.get(
         action, ("#brief", "answer the crew"))
     return f'<p class="callout" role="status">The study waits for you: <a href="{link[0]}">{esc(link[1])}</a>.</p>'
 
@@ -298,17 +300,18 @@ def study_page(tid: str, state: Mapping[str, Any], thread: Mapping[str, Any], *,
     parts = {"brief": _brief(values, intr, tid, labels), "inventory": _inventory(values),
              "plan": _plan(values, intr, tid, playbook_intake, running), "progress": _progress(values, tid, running, run_error),
              "report": _report(values, tid, names), "downloads": _downloads(tid, names),
-             "follow-up": _follow_up(values, tid, done), "forks": forks_html, "decisions": _decisions(values)}
+             "follow-up": _follow_up(values, tid, done), "forks": forks_html, "decisions": _decisions(values),
+             "data": data_section(intr, tid) if intr and intr["action_request"].get("action") == "provide_data" else ""}
     # what the reviewer came for first: the report of a finished study, the question or plan of a waiting one
     if running:
-        order = ("progress", "brief", "plan", "inventory", "report", "downloads", "follow-up", "forks", "decisions")
+        order = ("progress", "brief", "plan", "inventory", "report", "downloads", "follow-up", "forks", "decisions", "data")
     elif "report.html" in names and not intr:
-        order = ("downloads", "report", "follow-up", "forks", "brief", "plan", "inventory", "progress", "decisions")
+        order = ("downloads", "report", "follow-up", "forks", "brief", "plan", "inventory", "progress", "decisions", "data")
     else:
-        order = ("brief", "inventory", "plan", "progress", "report", "downloads", "follow-up", "forks", "decisions")
+        order = ("data", "brief", "inventory", "plan", "progress", "report", "downloads", "follow-up", "forks", "decisions")
     titles = {"brief": "Brief", "inventory": "Inventory", "plan": "Plan", "progress": "Progress", "report": "Report",
               "downloads": "Downloads", "follow-up": "Follow-up", "forks": "Fork and sensitivity",
-              "decisions": "Decisions"}
+              "decisions": "Decisions", "data": "Data asked for"}
     toc = ('<nav aria-label="On this page" class="toc"><ul>' + "".join(
         f'<li><a href="#{k}">{titles[k]}</a></li>' for k in order if parts[k]) + "</ul></nav>")
     body = head + error_box(error) + _waiting(intr) + toc + "".join(parts[k] for k in order)
