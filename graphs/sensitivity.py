@@ -116,6 +116,7 @@ def outcome(ws: Any) -> dict[str, Any]:
     decision = (ws.findings or {}).get("decision") or {}
     return {"value": decision.get("value"), "unit": decision.get("unit"), "band": decision.get("band") or {},
             "grade": decision.get("grade"), "method": decision.get("method"), "answer": decision.get("answer"),
+            "quantity": decision.get("quantity"),
             "return_period": (ws.brief.get("intake") or {}).get("return_period")}
 
 
@@ -186,13 +187,36 @@ def run_sensitivity(studio: Any, variants: list[Mapping[str, Any]] | None = None
     return {"rows": rows, "forks": forks, "table": table}
 
 
+def _change(row: Mapping[str, Any], base: Mapping[str, Any]) -> str:
+    """The row's estimate against the approved one, in the approved estimate's unit and only for the same quantity.
+
+    A fork whose headline is another quantity (a daily-mean flood where the study headlines a peak, say) or a
+    unit of another dimension gets words, never a percentage of two different things.
+    """
+    from aquascope_core.errors import UnitError
+    from aquascope_core.units import convert, parse_unit
+
+    v, b = row.get("value"), base.get("value")
+    if not isinstance(v, (int, float)) or not isinstance(b, (int, float)) or not b:
+        return ""
+    q, bq = row.get("quantity"), base.get("quantity")
+    if q and bq and str(q) != str(bq):
+        return f"not comparable: {q}, not {bq}"
+    unit, bunit = row.get("unit"), base.get("unit")
+    if unit and bunit and unit != bunit:
+        try:
+            v = convert(float(v), parse_unit(unit), parse_unit(bunit))
+        except (UnitError, ValueError, KeyError):
+            return f"not comparable: in {unit}, not {bunit}"
+    return f"{(v - b) / b * 100:+.1f} %"
+
+
 def sensitivity_table(rows: list[dict[str, Any]], base: Mapping[str, Any]) -> dict[str, Any]:
     out = []
     for r in rows:
         v = r.get("value")
         band = r.get("band") or {}
-        change = (f"{(v - base['value']) / base['value'] * 100:+.1f} %" if isinstance(v, (int, float)) and base["value"]
-                  and r.get("choice") != "as approved" else "")
+        change = _change(r, base) if r.get("choice") != "as approved" else ""
         conf = band.get("confidence")
         out.append([r["choice"], r["variant"], f"{_fmt(r.get('return_period'))}" if v is not None else "",
                     _fmt(v) if v is not None else ("not run: " + str(r.get("skipped"))[:160] if r.get("skipped") else "-"),
