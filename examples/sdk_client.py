@@ -33,14 +33,12 @@ async def main(url: str = "http://127.0.0.1:2024") -> None:
     done = await client.runs.wait(thread, assistant, command={"resume": [edit]})
     print("answer:", done["answer"])
 
-    # a fork: branch off the plan checkpoint, run to its interrupt, answer it differently
+    # a fork: the plan checkpoint from the thread's history, resumed with a different answer
     history = await client.threads.get_history(thread, limit=50)
     at_plan = next(h for h in history if h["next"] == ["review"])
-    branch = await client.threads.update_state(thread, {"status": "review"}, as_node="methodologist",
-                                               checkpoint_id=at_plan["checkpoint"]["checkpoint_id"])
-    await client.runs.wait(thread, assistant, input=None, checkpoint_id=branch["checkpoint"]["checkpoint_id"])
-    forked = await client.runs.wait(thread, assistant, command={"resume": [
-        {"type": "edit", "args": {"action": "approve_plan", "args": {"intake": {"return_period": 200}}}}]})
+    forked = await client.runs.wait(thread, assistant, checkpoint_id=at_plan["checkpoint"]["checkpoint_id"],
+                                    command={"resume": [{"type": "edit", "args": {
+                                        "action": "approve_plan", "args": {"intake": {"return_period": 200}}}}]})
     print("fork answer:", forked["answer"])
 
 
