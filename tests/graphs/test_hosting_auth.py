@@ -1,0 +1,87 @@
+"""The open Postgres + Redis runtime (``langhost serve``, langgraph-runtime-pg) with the project's production
+config (langgraph-hosted.json, which names the auth handler): the runtime stores each run's config as JSON, signed-in user included, so the handler's
+user must be JSON (graphs.auth.TokenUser). Two users on one server: each runs a study to its report; neither can
+see or touch the other's, a request without a token is a 401, and no run fails on the user object."""
+
+from __future__ import annotations
+
+import shutil
+
+import anyio
+import httpx
+import pytest
+
+pytest.importorskip("langgraph_sdk")
+
+from langgraph_sdk import get_client  # noqa: E402
+
+from tests.graphs.hosting import PROBLEM, redis_server, servers  # noqa: E402
+from tests.graphs.pg_server import postgres_url  # noqa: E402,F401 - the fixture
+
+ALICE, BOB = "alice-token-0123456789abcdef", "bob-token-fedcba9876543210"
+
+
+async def _status(coro) -> int:
+    try:
+        await coro
+    except httpx.HTTPStatusError as exc:
+        return exc.response.status_code
+    return 200
+
+
+async def _drive(url: str) -> dict:
+    alice = get_client(url=url, headers={"Authorization": f"Bearer {ALICE}"})
+    bob = get_client(url=url, headers={"Authorization": f"Bearer {BOB}"})
+    seen: dict = {}
+    async with httpx.AsyncClient(base_url=url, timeout=30) as raw:
+        seen["anonymous"] = (await raw.post("/threads/search", json={})).status_code
+    tid = (await alice.threads.create())["thread_id"]
+    run = await alice.runs.wait(tid, "aquascope", input=PROBLEM)
+    seen["alice plan"] = bool((await alice.threads.get_state(tid))["interrupts"])
+    seen["bob search"] = [t["thread_id"] for t in await bob.threads.search(limit=100)]
+    seen["bob get"] = await _status(bob.threads.get(tid))
+    seen["bob history"] = await _status(bob.threads.get_history(tid))
+    try:  # this runtime answers the state of a thread the caller cannot read as an empty state
+        seen["bob state"] = await bob.threads.get_state(tid)
+    except httpx.HTTPStatusError as exc:
+        seen["bob state"] = exc.response.status_code
+    seen["bob resume"] = await _status(bob.runs.wait(tid, "aquascope", command={"resume": {"type": "accept"}}))
+    bob_tid = (await bob.threads.create())["thread_id"]
+    await bob.runs.wait(bob_tid, "aquascope", input=PROBLEM)
+    await alice.runs.wait(tid, "aquascope", command={"resume": {"type": "accept"}})
+    await bob.runs.wait(bob_tid, "aquascope", command={"resume": {"type": "accept"}})
+    seen["alice"] = (await alice.threads.get_state(tid))["values"]
+    seen["bob"] = (await bob.threads.get_state(bob_tid))["values"]
+    seen["alice runs"] = [r["status"] for r in await alice.runs.list(tid)]
+    seen["owners"] = [(await alice.threads.get(tid))["metadata"].get("owner"),
+                      (await bob.threads.get(bob_tid))["metadata"].get("owner")]
+    seen["first run"] = run
+    return seen
+
+
+async def _bounded(url: str) -> dict:
+    with anyio.fail_after(400):
+        return await _drive(url)
+
+
+@pytest.mark.slow
+@pytest.mark.server
+def test_the_open_runtime_runs_studies_under_the_projects_auth(tmp_path, postgres_url):  # noqa: F811
+    if shutil.which("redis-server") is None:
+        pytest.skip("redis-server is not installed (.ci/run installs it)")
+    tokens = tmp_path / "tokens.txt"
+    tokens.write_text(f"alice {ALICE}\nbob {BOB}\n")
+    env = {"AQUASCOPE_TOKENS_FILE": str(tokens), "AQUASCOPE_FORMATS": "md"}
+    with redis_server(tmp_path) as redis_url, servers(tmp_path, 1, postgres_url, redis_url, extra_env=env) as (server,):
+        seen = anyio.run(_bounded, server.url)
+    log = server.log_path.read_text()
+    assert "not JSON serializable" not in log, log[-3000:]
+    assert seen["anonymous"] == 401
+    assert seen["alice plan"]
+    assert seen["bob search"] == [] and seen["bob get"] == seen["bob history"] == seen["bob resume"] == 404
+    state = seen["bob state"]
+    assert state == 404 or (state["values"] == {} and state["checkpoint"] is None), state
+    for who in ("alice", "bob"):
+        assert seen[who]["status"] == "done" and "The 100-year peak flow" in seen[who]["answer"], who
+    assert set(seen["alice runs"]) == {"success"}
+    assert seen["owners"] == ["alice", "bob"]
