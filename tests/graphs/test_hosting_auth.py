@@ -1,7 +1,8 @@
 """The open Postgres + Redis runtime (``langhost serve``, langgraph-runtime-pg) with the project's production
 config (langgraph-hosted.json, which names the auth handler): the runtime stores each run's config as JSON, signed-in user included, so the handler's
 user must be JSON (graphs.auth.TokenUser). Two users on one server: each runs a study to its report; neither can
-see or touch the other's, a request without a token is a 401, and no run fails on the user object."""
+see or touch the other's, a request without a token is a 401, no run fails on the user object, and LangGraph's
+own fork (the plan checkpoint resumed by id with a new answer) takes the new answer there too."""
 
 from __future__ import annotations
 
@@ -37,7 +38,8 @@ async def _drive(url: str) -> dict:
         seen["anonymous"] = (await raw.post("/threads/search", json={})).status_code
     tid = (await alice.threads.create())["thread_id"]
     run = await alice.runs.wait(tid, "aquascope", input=PROBLEM)
-    seen["alice plan"] = bool((await alice.threads.get_state(tid))["interrupts"])
+    plan_state = await alice.threads.get_state(tid)
+    seen["alice plan"] = bool(plan_state["interrupts"])
     seen["bob search"] = [t["thread_id"] for t in await bob.threads.search(limit=100)]
     seen["bob get"] = await _status(bob.threads.get(tid))
     seen["bob history"] = await _status(bob.threads.get_history(tid))
@@ -52,6 +54,10 @@ async def _drive(url: str) -> dict:
     await bob.runs.wait(bob_tid, "aquascope", command={"resume": {"type": "accept"}})
     seen["alice"] = (await alice.threads.get_state(tid))["values"]
     seen["bob"] = (await bob.threads.get_state(bob_tid))["values"]
+    # LangGraph's own fork on this runtime: the plan checkpoint resumed by id with a new answer
+    await alice.runs.wait(tid, "aquascope", checkpoint_id=plan_state["checkpoint"]["checkpoint_id"],
+                          command={"resume": {"type": "edit", "args": {"intake": {"return_period": 50}}}})
+    seen["alice fork"] = (await alice.threads.get_state(tid))["values"]
     seen["alice runs"] = [r["status"] for r in await alice.runs.list(tid)]
     seen["owners"] = [(await alice.threads.get(tid))["metadata"].get("owner"),
                       (await bob.threads.get(bob_tid))["metadata"].get("owner")]
@@ -83,5 +89,6 @@ def test_the_open_runtime_runs_studies_under_the_projects_auth(tmp_path, postgre
     assert state == 404 or (state["values"] == {} and state["checkpoint"] is None), state
     for who in ("alice", "bob"):
         assert seen[who]["status"] == "done" and "The 100-year peak flow" in seen[who]["answer"], who
-    assert set(seen["alice runs"]) == {"success"}
+    assert seen["alice fork"]["status"] == "done" and "The 50-year peak flow" in seen["alice fork"]["answer"]
+    assert set(seen["alice runs"]) == {"success"} and len(seen["alice runs"]) == 3
     assert seen["owners"] == ["alice", "bob"]
