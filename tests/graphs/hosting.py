@@ -128,7 +128,8 @@ def servers(folder: Path, n: int, database_url: str, redis_url: str, *, heartbea
     venv = langhost_venv()
     config = config_variant(folder, "langgraph-hosted.json")
     tokens = {"AQUASCOPE_TOKENS", "AQUASCOPE_TOKENS_FILE"} & set(extra_env or {})
-    env = {**({} if tokens else {"AQUASCOPE_TOKENS": f'{{"{TOKEN}": "operator"}}'}),"DATABASE_URI": database_url, "REDIS_URI": redis_url, "AQUASCOPE_CHECKPOINTS": database_url,
+    env = {**({} if tokens else {"AQUASCOPE_TOKENS": f'{{"{TOKEN}": "operator"}}'}),
+           "DATABASE_URI": database_url, "REDIS_URI": redis_url, "AQUASCOPE_CHECKPOINTS": database_url,
            "LG_BG_JOB_HEARTBEAT": str(heartbeat), "AQUASCOPE_HOME": str(folder / "home"),
            **(extra_env or {})}
     started: list[Server] = []

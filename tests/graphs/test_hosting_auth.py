@@ -1,9 +1,10 @@
-"""The open Postgres + Redis runtime (``langhost serve``, langgraph-runtime-pg) with the project's production
-config (langgraph-hosted.json, which names the auth handler): the runtime stores each run's config as JSON, signed-in user included, so the handler's
-user must be JSON (graphs.auth.TokenUser). Two users on one server: each runs a study to its report; neither can
-see or touch the other's, a request without a token is a 401, no run fails on the user object, and LangGraph's
-own fork (the plan checkpoint resumed by id with a new answer) takes the new answer there too. Keys planted in a
-run's configurable, metadata, input and resume value are in no table of the database afterwards."""
+"""The open Postgres + Redis runtime (``langhost serve``, langgraph-runtime-pg) with the project's production config
+(langgraph-hosted.json, which names the auth handler): the runtime stores each run's config as JSON, signed-in
+user included, so the handler's user must be JSON (graphs.auth.TokenUser). Two users on one server: each runs a
+study to its report; neither can see or touch the other's, a request without a token is a 401, no run fails on the
+user object, and LangGraph's own fork (the plan checkpoint resumed by id with a new answer) takes the new answer
+there too. Keys planted in a run's configurable, metadata, input and resume value are in no table of the database
+afterwards."""
 
 from __future__ import annotations
 
