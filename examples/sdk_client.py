@@ -1,7 +1,9 @@
 """Drive the crew on a LangGraph server with langgraph_sdk: a thread, the plan interrupt, an edit, a fork.
 
-    langgraph dev --no-browser --host 127.0.0.1 --port 2024      # in the project folder (langgraph.json)
+    AQUASCOPE_AUTH=off langgraph dev --no-browser --host 127.0.0.1 --port 2024   # in the project folder
     python examples/sdk_client.py http://127.0.0.1:2024
+
+On a server that asks for tokens (graphs/auth.py), give yours in AQUASCOPE_TOKEN.
 
 A thread starts from a chat message (as LangGraph Studio's chat does), waits at the plan (an agent-inbox
 interrupt), is approved with an edit in the inbox shape (fewer bootstrap resamples), and a fork from the
@@ -11,13 +13,15 @@ plan checkpoint in the thread's history is answered with another edit (the 200-y
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 
 from langgraph_sdk import get_client
 
 
 async def main(url: str = "http://127.0.0.1:2024") -> None:
-    client = get_client(url=url)
+    token = os.environ.get("AQUASCOPE_TOKEN")
+    client = get_client(url=url, headers={"Authorization": f"Bearer {token}"} if token else None)
     assistant = (await client.assistants.search(graph_id="aquascope"))[0]["assistant_id"]
     thread = (await client.threads.create())["thread_id"]
     message = {"type": "human", "content": "Design flow for a road crossing, 100-year, at 41.10, -74.96"}
@@ -33,14 +37,12 @@ async def main(url: str = "http://127.0.0.1:2024") -> None:
     done = await client.runs.wait(thread, assistant, command={"resume": [edit]})
     print("answer:", done["answer"])
 
-    # a fork: branch off the plan checkpoint, run to its interrupt, answer it differently
+    # a fork: the plan checkpoint from the thread's history, resumed with a different answer
     history = await client.threads.get_history(thread, limit=50)
     at_plan = next(h for h in history if h["next"] == ["review"])
-    branch = await client.threads.update_state(thread, {"status": "review"}, as_node="methodologist",
-                                               checkpoint_id=at_plan["checkpoint"]["checkpoint_id"])
-    await client.runs.wait(thread, assistant, input=None, checkpoint_id=branch["checkpoint"]["checkpoint_id"])
-    forked = await client.runs.wait(thread, assistant, command={"resume": [
-        {"type": "edit", "args": {"action": "approve_plan", "args": {"intake": {"return_period": 200}}}}]})
+    forked = await client.runs.wait(thread, assistant, checkpoint_id=at_plan["checkpoint"]["checkpoint_id"],
+                                    command={"resume": [{"type": "edit", "args": {
+                                        "action": "approve_plan", "args": {"intake": {"return_period": 200}}}}]})
     print("fork answer:", forked["answer"])
 
 

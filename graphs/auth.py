@@ -11,12 +11,23 @@ A request without a token, or with one the operator did not configure, is refuse
 saying what to send. ``AQUASCOPE_AUTH=off`` turns the check off for development on one's own machine (every
 request is the user ``local``); with neither tokens nor that switch every request is refused.
 
+Keys: every thread, run and assistant a user creates or changes is scrubbed before the server records it
+(graphs.guard.scrub_run_request): an ``api_key``, ``token`` or ``password`` in the run's configurable,
+context, metadata, input or resume value is removed, and its value blanked wherever else it appears, so the
+server's run store (``.langgraph_api/`` under ``langgraph dev``, the runtime's tables) never holds it. A key
+is given to a hosted crew by reference (``context.key_ref: "env:NAME"``), never by value.
+
 Ownership: a thread (a study), a cron or an assistant is stamped with its creator as ``metadata.owner`` and
 every read, search, update, delete, run, state, history and copy is filtered by it, so another user's study is
 "not found" (404) rather than shown. Setting ``metadata.owner`` to someone else is refused with 403. The
 server's own assistants (created by the system) are readable by everyone; the store is scoped to the user's
 namespace. The runtime copies the thread's metadata into each run's config, so the owner is also stamped in
 every checkpoint the study writes (graphs.owners).
+
+The signed-in user is a :class:`TokenUser`: a plain JSON object (``identity``, ``display_name``,
+``is_authenticated``, ``permissions``) that is also the user class the server expects. The server puts the
+user object in every run's config; the open Postgres runtime (langgraph-runtime-pg) stores that config as
+JSON, which fails on the server's own wrapper of a returned dict ("ProxyUser is not JSON serializable").
 """
 
 from __future__ import annotations
@@ -29,8 +40,9 @@ from pathlib import Path
 from typing import Any
 
 from langgraph_sdk import Auth
+from starlette.authentication import BaseUser
 
-__all__ = ["auth", "load_tokens"]
+__all__ = ["auth", "load_tokens", "TokenUser"]
 
 auth = Auth()
 
@@ -90,14 +102,39 @@ def load_tokens() -> dict[str, str]:
     return _cache["tokens"]
 
 
+class TokenUser(dict, BaseUser):
+    """The user a token stands for: a JSON object (a dict, so any JSON encoder writes it and it reads back as
+    itself) with the properties the server's user class has. Holds the name and permissions, nothing else."""
+
+    def __init__(self, identity: str, permissions: tuple[str, ...] | list[str] = ()) -> None:
+        super().__init__(identity=str(identity), display_name=str(identity), is_authenticated=True,
+                         permissions=[str(p) for p in permissions])
+
+    @property
+    def identity(self) -> str:
+        return self["identity"]
+
+    @property
+    def display_name(self) -> str:
+        return self["display_name"]
+
+    @property
+    def is_authenticated(self) -> bool:
+        return bool(self["is_authenticated"])
+
+    @property
+    def permissions(self) -> list[str]:
+        return list(self["permissions"])
+
+
 def _unauthorized(detail: str) -> Auth.exceptions.HTTPException:
     return Auth.exceptions.HTTPException(status_code=401, detail=detail, headers={"WWW-Authenticate": _SCHEME})
 
 
 @auth.authenticate
-async def authenticate(authorization: str | None) -> Auth.types.MinimalUserDict:
+async def authenticate(authorization: str | None) -> TokenUser:
     if os.environ.get("AQUASCOPE_AUTH", "").strip().lower() == "off":
-        return {"identity": "local", "is_authenticated": True}
+        return TokenUser("local")
     try:
         tokens = load_tokens()
     except ValueError as exc:
@@ -114,7 +151,7 @@ async def authenticate(authorization: str | None) -> Auth.types.MinimalUserDict:
     user = next((u for d, u in tokens.items() if hmac.compare_digest(d, digest)), None)
     if user is None:
         raise _unauthorized(f"the token is not one this server knows (revoked or mistyped): {_HOW}")
-    return {"identity": user, "is_authenticated": True}
+    return TokenUser(user)
 
 
 def _stamp(ctx: Auth.types.AuthContext, value: Any) -> None:
@@ -134,10 +171,24 @@ def _stamp(ctx: Auth.types.AuthContext, value: Any) -> None:
     metadata["owner"] = ctx.user.identity
 
 
+def _scrub(value: Any) -> None:
+    """Keys out of what the server is about to record: a run's request (input, command, configurable, context,
+    metadata), a thread's or assistant's metadata and config (graphs.guard.scrub_run_request)."""
+    from graphs.guard import scrub_run_request
+
+    if isinstance(value, dict):
+        if isinstance(value.get("kwargs"), dict):  # a run
+            scrub_run_request(value["kwargs"], value.get("metadata"))
+        else:
+            scrub_run_request({"config": value.get("config"), "context": value.get("context")}, value.get("metadata"))
+
+
 @auth.on
 async def owner_only(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.FilterType:
-    """Threads, runs, crons (and anything without its own handler): stamped with and filtered by the owner."""
+    """Threads, runs, crons (and anything without its own handler): stamped with and filtered by the owner, and
+    scrubbed of keys before the server stores them."""
     if ctx.action in ("create", "update", "create_run"):
+        _scrub(value)
         _stamp(ctx, value)
     return {"owner": ctx.user.identity}
 
@@ -147,6 +198,7 @@ async def assistants(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.Filt
     """The server's assistants are read by everyone; one a user makes is theirs alone to change."""
     if ctx.action in ("read", "search"):
         return None
+    _scrub(value)
     _stamp(ctx, value)
     return {"owner": ctx.user.identity}
 

@@ -68,8 +68,11 @@ def _scrub_checkpoint(checkpoint):
 
 
 def scrubbing(saver_cls: type) -> type:
-    """``saver_cls`` with :class:`ScrubSecrets` mixed in (SQLite here; Postgres and async savers alike)."""
-    return type(f"Scrubbed{saver_cls.__name__}", (ScrubSecrets, saver_cls), {})
+    """``saver_cls`` with :class:`ScrubSecrets` mixed in (SQLite here; Postgres and async savers alike), and
+    graphs.forks.PastAnswersStay (a fork from a past checkpoint takes its new answer)."""
+    from graphs.forks import PastAnswersStay
+
+    return type(f"Scrubbed{saver_cls.__name__}", (ScrubSecrets, PastAnswersStay, saver_cls), {})
 
 
 @contextmanager

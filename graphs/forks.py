@@ -5,6 +5,15 @@
 - :func:`copy_checkpoint` copies one checkpoint (with its pending interrupt) into a new thread: the fork
   starts exactly where the parent stood, under its own study id, with the parent recorded and its files
   kept apart (its own artifact folder).
+- :class:`PastAnswersStay` (mixed into every saver the project builds, graphs.checkpoint.scrubbing) makes
+  LangGraph's own fork take its new answer: ``runs.wait(thread, checkpoint_id=<a past plan checkpoint>,
+  command={"resume": <a new answer>})`` from either sdk, or ``graph.invoke(Command(resume=...), config with
+  that checkpoint_id)``. A past checkpoint keeps, among its pending writes, the answer its interrupt was given
+  when the thread went on from it; LangGraph (1.2) hands a re-run task its own recorded answers before the new
+  one, so without this the fork replays the old answer. A checkpoint the thread has moved past, addressed by
+  id, is therefore read with its interrupts and without the answers given to them: the branch it starts gets
+  the answer sent with it, as :func:`copy_checkpoint` gives a copied one. The thread's latest checkpoint is
+  read as stored (a resume there needs the answers already given).
 
 The Studio facade (graphs.studio) builds ``Studio.history()``, ``Studio.fork()`` and
 ``Studio.sensitivity()`` on these.
@@ -18,7 +27,9 @@ from typing import Any, Mapping
 from aquascope_core.errors import InputError, StudyError
 from aquascope_core.result import utc_now
 
-__all__ = ["history", "find_checkpoint", "copy_checkpoint"]
+__all__ = ["history", "find_checkpoint", "copy_checkpoint", "PastAnswersStay"]
+
+_RESUME = "__resume__"  # LangGraph's channel for the answers given to a task's interrupts
 
 
 def _waiting_for(snap: Any) -> str | None:
@@ -95,3 +106,40 @@ def copy_checkpoint(saver: Any, parent_thread: str, checkpoint_id: str, new_thre
     for task_id, writes in by_task.items():
         saver.put_writes(new_config, writes, task_id)
     return new_config
+
+
+def _addressed(config: Mapping[str, Any] | None) -> bool:
+    return bool(((config or {}).get("configurable") or {}).get("checkpoint_id"))
+
+
+def _latest_config(config: Mapping[str, Any]) -> dict[str, Any]:
+    return {**config, "configurable": {**config["configurable"], "checkpoint_id": None}}
+
+
+def _answered(tup: Any) -> bool:
+    return tup is not None and any(w[1] == _RESUME for w in tup.pending_writes or ())
+
+
+def _without_answers(tup: Any) -> Any:
+    return tup._replace(pending_writes=[w for w in tup.pending_writes if w[1] != _RESUME])
+
+
+class PastAnswersStay:
+    """A saver mixin: a past checkpoint addressed by id is read without the answers its interrupts were given
+    (see the module's docstring); everything else is read as stored."""
+
+    def get_tuple(self, config):
+        tup = super().get_tuple(config)
+        if _addressed(config) and _answered(tup):
+            latest = super().get_tuple(_latest_config(config))
+            if latest is not None and latest.checkpoint["id"] != tup.checkpoint["id"]:
+                return _without_answers(tup)
+        return tup
+
+    async def aget_tuple(self, config):
+        tup = await super().aget_tuple(config)
+        if _addressed(config) and _answered(tup):
+            latest = await super().aget_tuple(_latest_config(config))
+            if latest is not None and latest.checkpoint["id"] != tup.checkpoint["id"]:
+                return _without_answers(tup)
+        return tup

@@ -25,7 +25,7 @@ from aquascope_core.errors import InputError
 from aquascope_core.limits import check_run_input
 from aquascope_core.textsafe import REDACTED, SECRET_KEY_NAMES, redact
 
-__all__ = ["GuardedGraph", "scrub_config", "scrub_input", "secret_values"]
+__all__ = ["GuardedGraph", "scrub_config", "scrub_input", "secret_values", "scrub_run_request"]
 
 _BULKY = ("tables",)  # scrubbed by key name only (an upload is stored as given)
 
@@ -134,3 +134,42 @@ def _guard_updates(config: Any, supersteps: Any) -> tuple[Any, Any]:
             check_run_input(u.values)
     return scrub_config(config, secrets), [[u._replace(values=scrub_input(u.values, secrets)) for u in s]
                                            for s in steps]
+
+
+def _scrub_in_place(node: Any, secrets: tuple[str, ...], shapes: bool) -> None:
+    """Remove key-named entries from the dicts in ``node`` and blank ``secrets`` (and, with ``shapes``,
+    credential shapes) in its strings, in place: the objects stay the ones the server holds."""
+    if isinstance(node, dict):
+        for k in list(node):
+            v = node[k]
+            if _secret_key(k):
+                del node[k]
+            elif isinstance(v, (dict, list)):
+                _scrub_in_place(v, secrets, shapes and k not in _BULKY)
+            elif isinstance(v, str):
+                node[k] = redact(v, secrets=secrets, shapes=shapes)
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            if isinstance(v, (dict, list)):
+                _scrub_in_place(v, secrets, shapes)
+            elif isinstance(v, str):
+                node[i] = redact(v, secrets=secrets, shapes=shapes)
+
+
+def scrub_run_request(kwargs: Any, metadata: Any = None) -> None:
+    """A server's run request (its ``kwargs``: input, command, config, context; and its metadata) scrubbed in
+    place, before the server records the run: key-named entries removed everywhere, their values blanked
+    wherever else they appear, credential shapes blanked in what the caller wrote (input, command, metadata).
+    The configuration and context also hold the runtime's own values, rewritten only where a key's exact
+    value appears."""
+    if not isinstance(kwargs, dict):
+        return
+    secrets = secret_values(kwargs, metadata)
+    for part in ("input", "command"):
+        _scrub_in_place(kwargs.get(part), secrets, True)
+    config = kwargs.get("config")
+    if isinstance(config, dict):
+        _scrub_in_place(config.get("configurable"), secrets, False)
+        _scrub_in_place(config.get("metadata"), secrets, True)
+    _scrub_in_place(kwargs.get("context"), secrets, False)
+    _scrub_in_place(metadata, secrets, True)

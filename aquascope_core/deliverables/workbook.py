@@ -233,21 +233,32 @@ def _trace(wb: Any, index: int, findings: Sequence[Sequence[Any]], described: li
                                "path in the study it comes from"))
 
 
-def _upload_rows(entry: Mapping[str, Any]) -> tuple[list[str], list[list[Any]]] | None:
-    import base64
-
+def _upload_rows(entry: Mapping[str, Any]) -> tuple[list[str], list[list[Any]], bool] | None:
+    """The user's table as uploaded (columns, rows, whether it was cut at MAX_DATA_ROWS), inline or held by
+    reference (aquascope_core.data.upload_store, read back and checked against its digest); None when the upload
+    is not a flat table or its stored bytes are gone."""
     import pandas as pd
 
+    from aquascope_core.data.upload_store import original_content
+    from aquascope_core.errors import AquascopeError
+
     orig = entry.get("original") or {}
+    binary = (orig.get("stored_encoding") if orig.get("encoding") == "ref" else orig.get("encoding")) == "base64"
     try:
-        if orig.get("encoding") == "base64":
-            df = pd.read_excel(io.BytesIO(base64.b64decode(orig["data"])))
+        content = original_content(orig) if orig else ""
+        if binary:
+            df = pd.read_excel(io.BytesIO(content), nrows=MAX_DATA_ROWS + 1)
         else:
-            df = pd.read_csv(io.StringIO(orig.get("data") or ""))
+            text = content.decode("utf-8") if isinstance(content, bytes) else str(content or "")
+            df = pd.read_csv(io.StringIO(text), nrows=MAX_DATA_ROWS + 1)
+    except AquascopeError:  # held by reference and the stored bytes are missing or changed
+        return None
     except Exception:  # noqa: BLE001 - an upload the reader took may still not be a flat table
         return None
-    df = df.astype(object).where(df.notna(), None)
-    return [str(c) for c in df.columns], df.values.tolist()
+    cut = len(df) > MAX_DATA_ROWS
+    df = df.iloc[:MAX_DATA_ROWS].astype(object)
+    df = df.where(df.notna(), None)
+    return [str(c) for c in df.columns], df.values.tolist(), cut
 
 
 def render_workbook(ws: Mapping[str, Any], report: Mapping[str, Any], figures: Sequence[Mapping[str, Any]] = (), *,
@@ -332,7 +343,8 @@ def render_workbook(ws: Mapping[str, Any], report: Mapping[str, Any], figures: S
         got = _upload_rows(entry)
         if got:
             name = _sheet_name(f"upload {tname}", used)
-            sheet(name, f"your table {tname}, as uploaded", got[0], got[1], typed=False)
+            about = f"your table {tname}, as uploaded" + (f" (its first {MAX_DATA_ROWS:,} rows)" if got[2] else "")
+            sheet(name, about, got[0], got[1], typed=False)
 
     _trace(wb, trace_at, find_rows, described)
     arg_rows = [[st.get("id"), k, v if _scalar(v) else json.dumps(v, ensure_ascii=False)]

@@ -24,6 +24,9 @@ from tests.graphs.lg_server import OFFLINE, ROOT, config_variant
 from tests.graphs.pg_server import free_port
 
 LANGHOST = "0.11.1.post1"  # pins langgraph-api 0.11.1 and langgraph-checkpoint-postgres 3.1.0
+# the servers admit this token (the operator's, AQUASCOPE_TOKENS) unless the caller configures others
+TOKEN = "hosting-operator-token-0123456789abcdef"
+HEADERS = {"Authorization": f"Bearer {TOKEN}"}
 
 
 def langhost_venv() -> Path:
@@ -118,14 +121,15 @@ class Server:
 @contextmanager
 def servers(folder: Path, n: int, database_url: str, redis_url: str, *, heartbeat: float = 5.0,
             extra_env: dict[str, str] | None = None) -> Iterator[list[Server]]:
-    """``n`` langhost servers on one Postgres and one Redis, the project's checkpointer named in their config
-    (graphs/server.py, AQUASCOPE_CHECKPOINTS on the same database). Heartbeat (and so the sweep, twice it)
+    """``n`` langhost servers on one Postgres and one Redis with the project's production config
+    (langgraph-hosted.json: the graph, the project's checkpointer on the same database, its auth handler
+    admitting :data:`TOKEN` unless ``extra_env`` configures tokens). Heartbeat (and so the sweep, twice it)
     shortened to ``heartbeat`` seconds."""
     venv = langhost_venv()
-    # the project's production config (langgraph-hosted.json): the graph and the project's checkpointer, no auth
-    # (langgraph-runtime-pg 0.11.1.post1 fails every run under a custom auth handler; see README "Hosting")
     config = config_variant(folder, "langgraph-hosted.json")
-    env = {"DATABASE_URI": database_url, "REDIS_URI": redis_url, "AQUASCOPE_CHECKPOINTS": database_url,
+    tokens = {"AQUASCOPE_TOKENS", "AQUASCOPE_TOKENS_FILE"} & set(extra_env or {})
+    env = {**({} if tokens else {"AQUASCOPE_TOKENS": f'{{"{TOKEN}": "operator"}}'}),
+           "DATABASE_URI": database_url, "REDIS_URI": redis_url, "AQUASCOPE_CHECKPOINTS": database_url,
            "LG_BG_JOB_HEARTBEAT": str(heartbeat), "AQUASCOPE_HOME": str(folder / "home"),
            **(extra_env or {})}
     started: list[Server] = []
@@ -151,7 +155,7 @@ async def plan_studies(urls: list[str], n: int) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
 
     async def one(i: int) -> None:
-        c = get_client(url=urls[i % len(urls)])
+        c = get_client(url=urls[i % len(urls)], headers=HEADERS)
         tid = (await c.threads.create())["thread_id"]
         await c.runs.wait(tid, "aquascope", input=PROBLEM)
         out.append((urls[i % len(urls)], tid))
@@ -167,7 +171,7 @@ async def approve_all(studies: list[tuple[str, str]]) -> None:
     from langgraph_sdk import get_client
 
     for url, tid in studies:
-        await get_client(url=url).runs.create(tid, "aquascope", command={"resume": {"type": "accept"}})
+        await get_client(url=url, headers=HEADERS).runs.create(tid, "aquascope", command={"resume": {"type": "accept"}})
 
 
 async def wait_done(url: str, threads: list[str], timeout: float) -> dict[str, dict]:
@@ -175,7 +179,7 @@ async def wait_done(url: str, threads: list[str], timeout: float) -> dict[str, d
     import anyio
     from langgraph_sdk import get_client
 
-    c = get_client(url=url)
+    c = get_client(url=url, headers=HEADERS)
     done: dict[str, dict] = {}
     deadline = time.monotonic() + timeout
     while len(done) < len(threads):

@@ -59,6 +59,33 @@ def test_a_fork_is_a_new_study_whose_report_follows_the_fork(finished, tmp_path)
         finished.fork(at=after_plan["checkpoint_id"], edits={"drop": ["s4"]})
 
 
+def test_langgraphs_own_fork_takes_the_new_answer(finished):
+    """LangGraph's fork: the plan checkpoint resumed by id with a new answer. The checkpoint keeps the parent's
+    accept among its pending writes; the project's savers (graphs.forks.PastAnswersStay) leave it out of a
+    checkpoint the thread has moved past, so the branch runs with the edit it was sent."""
+    from langgraph.types import Command
+
+    plan = next(r for r in finished.history() if r["waiting_for"] == "approve_plan")
+    at = {"configurable": {"thread_id": finished.id, "checkpoint_id": plan["checkpoint_id"]}}
+    stored = finished.graph.checkpointer.get_tuple({"configurable": {"thread_id": finished.id, "checkpoint_ns": "",
+                                                                     "checkpoint_id": plan["checkpoint_id"]}})
+    assert all(w[1] != "__resume__" for w in stored.pending_writes)  # read without the parent's answer
+    before = finished.workspace().report["answer"]
+    finished.graph.invoke(Command(resume={"type": "edit", "args": {"intake": {"return_period": 200}}}), at,
+                          context=finished.context)
+    values = finished.graph.get_state(finished.config).values
+    assert values["status"] == "done" and "The 200-year peak flow" in values["answer"]
+    assert values["study"]["plan"]["objective"].startswith("Estimate the 200-year flood")
+    # a branch off the plan checkpoint: the parent's report is still in the thread's history
+    assert "The 100-year peak flow" in before
+    old = [s for s in finished.graph.get_state_history(finished.config) if (s.values or {}).get("answer") == before]
+    assert len(old) == 1 and old[0].values["status"] == "done"
+    # the head itself is read as stored (a resume there needs the answers already given)
+    head = finished.graph.checkpointer.get_tuple({"configurable": {"thread_id": finished.id, "checkpoint_ns": ""}})
+    again = finished.graph.checkpointer.get_tuple(head.config)
+    assert again.pending_writes == head.pending_writes
+
+
 @pytest.mark.slow
 def test_sensitivity_table_from_forks_each_replaying_identically(finished, tmp_path):
     out = finished.sensitivity(by="ana")

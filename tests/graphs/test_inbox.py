@@ -178,3 +178,33 @@ def test_the_recorded_decisions_replay_the_reviewers_choices(crew):
     assert replay.results["s3"].payload["fits"]["gev_lmoments"]["return_levels"] == \
         final["run"]["results"]["s3"]["payload"]["fits"]["gev_lmoments"]["return_levels"]
     assert "s4" not in replay.results
+    # the dropped trend test is no longer described: its methodology line went with it, the rest stayed
+    methodology = final["study"]["plan"]["methodology"]
+    assert not any("Mann-Kendall" in m for m in methodology), methodology
+    assert any("step s4 (trend_test) dropped" in m for m in methodology)
+    assert sum(m.startswith(("Read the daily", "Take the maximum", "Fit a generalized", "Estimate return levels",
+                             "Accept the 50-year")) for m in methodology) == 5
+    section = next(s for s in final["report"]["sections"] if s["id"] == "methodology")
+    assert "Mann-Kendall" not in section["text"] and "50-year" in section["text"]
+    assert ws.study["plan"]["methodology"] == methodology  # the replay rewrites it the same way
+
+
+def test_a_dropped_steps_methodology_goes_with_it_and_only_its():
+    """drop_step_lines on the flood plan's text: each step dropped alone takes the lines that describe it; the
+    line two steps share (the annual maxima, which the indicative peak also reads) stays."""
+    from aquascope_core import playbooks
+    from aquascope_core.recon import assess_site
+    from roles.review import drop_step_lines
+
+    recon = assess_site(41.10, -74.96, problem="flood_risk", return_period=100)
+    study = playbooks.plan("flood_risk", recon, {"return_period": 100}, question=TEXT).to_dict()
+    steps = {st["id"]: st for st in study["steps"]}
+    lines = study["plan"]["methodology"]
+
+    def without(sid):
+        return drop_step_lines(lines, [steps[sid]], [st for k, st in steps.items() if k != sid])
+
+    assert [m for m in lines if m not in without("s4")] == [m for m in lines if "Mann-Kendall" in m]
+    assert without("s6") == lines  # the indicative peak has no line of its own in this branch
+    fits_bands_gates = [m for m in lines if m.startswith(("Fit a", "Estimate", "Accept"))]
+    assert [m for m in lines if m not in without("s3")] == fits_bands_gates

@@ -1,6 +1,7 @@
 """A study driven from JavaScript (@langchain/langgraph-sdk from the npm registry, installed by the set-up into a
 cached temp folder) against `langgraph dev`: questions (the form's default), plan edit with JSON-string args,
-approval, a follow-up chat message, and a fork from the plan checkpoint answered with LangChain v1 decisions."""
+approval, a follow-up chat message, and LangGraph's own fork (the plan checkpoint resumed
+by id) answered with LangChain v1 decisions."""
 
 from __future__ import annotations
 
@@ -48,4 +49,6 @@ def test_a_study_from_the_javascript_sdk(tmp_path):
     assert fu["added"] == 2 and fu["status"] == "done" and fu["last"]["kind"] == "answer"
     assert fu["last"]["type"] == "ai" and fu["last"]["content"] == fu["last"]["text"] and fu["last"]["id"]
     assert seen["fork_waits"] == "approve_plan"
-    assert seen["fork"]["status"] == "done" and "The 200-year peak flow" in seen["fork"]["answer"]
+    fork = seen["fork"]  # the new answer taken, not the plan edit recorded at that checkpoint
+    assert fork["status"] == "done" and "The 200-year peak flow" in fork["answer"], fork["answer"]
+    assert fork["objective"].startswith("Estimate the 200-year flood") and fork["decisions"] == ["answer", "edit"]

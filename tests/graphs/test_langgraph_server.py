@@ -1,6 +1,7 @@
 """The crew under `langgraph dev`, driven by langgraph_sdk: schemas Studio renders, a thread from a chat message,
 the questions and plan interrupts answered in each agent-inbox form (an edit visibly changing the run), the
-custom progress events streamed, and a fork from the thread's history run on."""
+custom progress events streamed, and forks from the thread's plan checkpoint (LangGraph's own: resumed by id
+with a new answer; and through update_state) run on with their new answers."""
 
 from __future__ import annotations
 
@@ -75,12 +76,15 @@ async def _drive(url: str) -> dict:
     st4 = await c.threads.get_state(t4)
     seen["t4"] = {"next": st4["next"], "intake": st4["values"]["brief"]["intake"]}
 
-    # 5. a fork of thread 1 from its plan checkpoint, answered with an edit, runs on to its own report
+    # 5. LangGraph's own fork: thread 1's plan checkpoint resumed by id with a new answer (the 50-year flood)
     history = await c.threads.get_history(t1, limit=50)
     at_plan = next(h for h in history if h["next"] == ["review"])
-    # LangGraph's fork: a new checkpoint branching off the plan checkpoint, run to its interrupt, answered
-    fork_cfg = await c.threads.update_state(t1, {"status": "review"}, as_node="methodologist",
-                                            checkpoint_id=at_plan["checkpoint"]["checkpoint_id"])
+    plan_cid = at_plan["checkpoint"]["checkpoint_id"]
+    await c.runs.wait(t1, aid, checkpoint_id=plan_cid, command={"resume": [
+        {"type": "edit", "args": {"action": "approve_plan", "args": {"intake": {"return_period": 50}}}}]})
+    seen["standard fork"] = (await c.threads.get_state(t1))["values"]
+    # 6. the other documented way: a new checkpoint off the plan checkpoint, run to its interrupt, answered
+    fork_cfg = await c.threads.update_state(t1, {"status": "review"}, as_node="methodologist", checkpoint_id=plan_cid)
     await c.runs.wait(t1, aid, input=None, checkpoint_id=fork_cfg["checkpoint"]["checkpoint_id"])
     seen["fork_waits"] = _interrupt(await c.threads.get_state(t1))["action_request"]["action"]
     await c.runs.wait(t1, aid, command={"resume": [
@@ -131,6 +135,11 @@ def test_the_crew_under_langgraph_dev(tmp_path):
     assert seen["t3_plan1"]["return_period"] == 200 and seen["t3_plan2"]["return_period"] == 25
     assert seen["t3"]["status"] == "declined"
     assert seen["t4"]["next"] == ["review"] and seen["t4"]["intake"]["return_period"] == 100
+    # the standard fork took its new answer (not the accept recorded at that checkpoint)
+    std = seen["standard fork"]
+    assert std["status"] == "done" and "The 50-year peak flow" in std["answer"], std["answer"]
+    assert std["study"]["plan"]["objective"].startswith("Estimate the 50-year flood")
+    assert [d["kind"] for d in std["study"]["plan"]["decisions"]] == ["edit"]
     # the fork from history ran on with the edit
     fork = seen["fork"]
     assert seen["fork_waits"] == "approve_plan"

@@ -2,7 +2,8 @@
 intake, the brief itself, a resume value) are found in no table of the checkpoint file and no file under
 AQUASCOPE_HOME after a full run: under a plain SqliteSaver (no scrubbing of its own, so the graph's guard is what
 keeps them out), and through `langgraph dev` with the shipped langgraph.json (the project's checkpointer) and
-without its checkpointer key (the server's own saver). No schema a host reads has a key field."""
+without its checkpointer key (the server's own saver), where the server's own run store (`.langgraph_api/`, every
+run's input, command, config, context and metadata) is searched as well. No schema a host reads has a key field."""
 
 from __future__ import annotations
 
@@ -21,11 +22,12 @@ TEXT = "Design flow for a road crossing, 100-year"
 # one distinct key per field, so a leak names its way in
 KEYS = {f: f"sk-proj-PLANTED{f.upper()}abcdefghijklmnop0123" for f in
         ("cfg", "cfgnested", "meta", "req", "token", "intake", "brief", "resume")}
+MARK = "run-metadata-kept-0123"  # a plain value next to the keys: the stores searched do hold the run
 
 
 def _planted(thread: str) -> tuple[dict, dict]:
     config = {"configurable": {"thread_id": thread, "api_key": KEYS["cfg"], "provider": {"secret": KEYS["cfgnested"]}},
-              "metadata": {"api_key": KEYS["meta"], "note": "ok"}}
+              "metadata": {"api_key": KEYS["meta"], "note": MARK}}
     inp = {"site": {"lat": 41.10, "lon": -74.96},
            "request": {"text": f"{TEXT} (my key is {KEYS['brief']})", "api_key": KEYS["req"], "token": KEYS["token"],
                        "intake": {"return_period": 100, "password": KEYS["intake"]}}}
@@ -154,3 +156,8 @@ def test_keys_planted_through_langgraph_dev_are_stored_nowhere(tmp_path, saver):
     else:  # the dev server keeps its checkpoints in .langgraph_api/ next to the config
         stored = [p for p in (tmp_path / ".langgraph_api").rglob("*checkpoint*") if p.is_file()]
         assert stored and _leaks(b"".join(p.read_bytes() for p in stored)) == []
+    # the dev server's run store (threads, runs with their kwargs: input, command, config, context, metadata)
+    # holds the runs, scrubbed by the auth handler before it recorded them
+    store = _files(tmp_path / ".langgraph_api")
+    assert MARK.encode() in store and values["id"].encode() in store
+    assert _leaks(store) == []

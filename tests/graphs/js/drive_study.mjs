@@ -1,7 +1,7 @@
 // A study driven from JavaScript with @langchain/langgraph-sdk against a running server (URL in argv):
 // the questions answered (the form's default edited), the plan edited (args as a JSON string, as inbox UIs send
-// them) and so approved, a follow-up chat message answered, then a fork from the plan checkpoint answered with a
-// new return period. Prints one JSON line of what it saw; the Python test checks it.
+// them) and so approved, a follow-up chat message answered, then LangGraph's own fork: the plan checkpoint resumed
+// by id with a new return period. Prints one JSON line of what it saw; the Python test checks it.
 import { Client } from "@langchain/langgraph-sdk";
 
 const client = new Client({ apiUrl: process.argv[2] });
@@ -36,13 +36,11 @@ await client.runs.wait(tid, assistant, { input: { messages: [{ type: "human", co
 values = (await client.threads.getState(tid)).values;
 seen.follow_up = { added: values.messages.length - before, last: values.messages.at(-1), status: values.status };
 
-// the fork: a new checkpoint off the plan checkpoint (LangGraph's documented way), run to its interrupt, answered
+// the fork: LangGraph's own, the plan checkpoint resumed by id with a new answer (LangChain v1 decisions)
 const history = await client.threads.getHistory(tid, { limit: 100 });
 const atPlan = history.find((h) => h.next.length === 1 && h.next[0] === "review");
-const forked = await client.threads.updateState(tid, { values: { status: "review" }, asNode: "methodologist", checkpointId: atPlan.checkpoint.checkpoint_id });
-await client.runs.wait(tid, assistant, { input: null, checkpointId: forked.checkpoint.checkpoint_id });
-seen.fork_waits = interrupt(await client.threads.getState(tid)).action_request.action;
-await client.runs.wait(tid, assistant, { command: { resume: { decisions: [{ type: "edit", edited_action: { name: "approve_plan", args: { intake: { return_period: 200 } } } }] } } });
+seen.fork_waits = interrupt(atPlan).action_request.action;
+await client.runs.wait(tid, assistant, { checkpointId: atPlan.checkpoint.checkpoint_id, command: { resume: { decisions: [{ type: "edit", edited_action: { name: "approve_plan", args: { intake: { return_period: 200 } } } }] } } });
 values = (await client.threads.getState(tid)).values;
-seen.fork = { status: values.status, answer: values.answer };
+seen.fork = { status: values.status, answer: values.answer, objective: values.study.plan.objective, decisions: values.request.decisions.map((d) => d.kind) };
 console.log(JSON.stringify(seen));
