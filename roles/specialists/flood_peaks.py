@@ -132,6 +132,8 @@ def peak_decision(T: Any, rows: Sequence[Mapping[str, Any]], daily: Sequence[Map
     else:
         p = _payload(run, "indicative_peak") or {}
         state = p.get("state") or state
+        if p.get("daily_mean_unit"):
+            out["record_unit"] = p["daily_mean_unit"]  # the peak in ft3/s rests on the daily record's unit
         i = (p.get("return_periods") or []).index(float(T)) if float(T) in (p.get("return_periods") or []) else None
         base = (f", {fmt(p['daily_mean_values'][i])} ft3/s ({fmt(p['daily_mean_given'][i])} {p.get('daily_mean_unit')})"
                 if i is not None and p.get("daily_mean_given") else "")
