@@ -464,6 +464,27 @@ def peak_series(station: Mapping[str, Any], specs: list[Mapping[str, Any]] | Non
     return s
 
 
+def without_spec(station: Mapping[str, Any], series: Any, *, name: str) -> Any:
+    """A peak file uploaded without its ``.psf``: the specification of the published study that analysed the gauge
+    (the Wyoming-Montana 2022 study for its gauges: its perception thresholds, historical period and skew, so the
+    upload gives the embedded record's answer), else the series as read, under PeakFQ's defaults. Either way
+    ``attrs["peakfq"]["spec_from"]`` says which, in words."""
+    from aquascope_core.data.wymt_2022 import specification_for
+
+    study = specification_for(str(station.get("site_no") or ""))
+    if study is None:
+        out = series.copy()
+        out.attrs = {**series.attrs, "peakfq": {**(series.attrs.get("peakfq") or {}), "spec_from": (
+            "no PeakFQ specification came with the peak file: PeakFQ's defaults (no perception thresholds or "
+            "historical period beyond what the file's codes say)")}}
+        return out
+    out = peak_series(station, [study["specs"]], name=name, provenance=series.attrs.get("provenance") or {})
+    out.attrs["peakfq"]["spec_from"] = (f"no PeakFQ specification came with the peak file: {study['source']} is "
+                                        "adopted (its perception thresholds, historical period and options)")
+    out.attrs["peakfq"]["spec_analysis"] = study["analysis"]
+    return out
+
+
 def upload_dataset(name: str, kind: str, raw: bytes, filename: str | None, original: dict[str, Any],
                    ingested: str, provenance: Mapping[str, Any]) -> dict[str, Any]:
     """The dataset ``ingest`` returns for a PeakFQ file: annual peaks (``rdb``/``watstore``) or specs (``psf``)."""

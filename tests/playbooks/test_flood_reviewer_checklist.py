@@ -182,7 +182,13 @@ def test_embedded_record_and_upload_of_one_gauge_give_one_answer_and_one_skew_se
     assert skew_clause(pu) == skew_clause(pe)
     sentence = lambda a: re.search(r"Bulletin 17C: [^.]*\([^)]*\)[^.]*\.", a).group(0)  # noqa: E731
     assert sentence(u["answer"]) == sentence(e["answer"])
-    # without the .psf the thresholds are PeakFQ's defaults, but the skew is the gauge's one published skew
+    # without the .psf, the gauge being one of the study's, the study's specification is adopted and said so: the
+    # same thresholds, historical period and skew, so the same answer (without it: 40,473 against 39,875 ft3/s)
     assert pn["regional_skew_used"] == pe["regional_skew_used"]
+    assert n["value"] == pytest.approx(e["value"], rel=1e-12) and n["band"]["upper"] == pytest.approx(e["band"]["upper"])
+    assert sentence(n["answer"]) == sentence(e["answer"])
+    assert ("No PeakFQ specification came with the peak file: the PeakFQ specification of the USGS Wyoming-Montana "
+            "2022 flood-frequency study (wymt_ffa_2022A) for 06324500.00 is adopted") in n["answer"]
+    assert "No PeakFQ specification came" not in e["answer"] + u["answer"]
     for got in (embedded, upload):
         _check(got, us=True, b17c=True)
