@@ -86,6 +86,12 @@ def test_under_yes_the_cli_headline_is_the_indicative_peak(tmp_path):
     from roles.specialists.common import fmt
 
     assert f"indicatively {fmt(d['value'])} ft3/s" in report and "Fuller, W.E. (1914)" in report
+    # nobody is there to bring them: the crew goes on without them, says so, and names them as what would firm it up
+    assert "Going on without the data the plan asks for (--yes): Data request: the site's basin characteristics" \
+        in run.stderr
+    firm = report.split("**Data that would firm this up.**", 1)[1].split("\n## ", 1)[0]
+    assert "the site's basin characteristics for the USGS regression equations of NJ (DRNAREA (mi^2)" in firm
+    assert "the gauge's instantaneous annual peak record" in firm  # a ratio on daily means is no peak record
 
 
 def test_characteristics_said_at_the_plan_review_replan_with_the_regression(tmp_path):
@@ -95,6 +101,22 @@ def test_characteristics_said_at_the_plan_review_replan_with_the_regression(tmp_
         again = s.say("Basin characteristics: DRNAREA 64.0, STORAGE 2.9, CSL10_85 20.0, POPDENS 40.0; Valley and "
                       "Ridge region.")
         assert again.kind == "plan"
+        assert [st["tool"] for st in again.payload["study"]["steps"]][-1] == "nss_peak_regression"
+
+
+def test_characteristics_without_the_region_the_plan_asks_for_it(tmp_path):
+    """New Jersey has five regression regions: the characteristics alone do not pick the equations."""
+    with Studio(*FLAT_BROOK, checkpointer=f"sqlite:///{tmp_path / 'cp.sqlite'}") as s:
+        first = s.say(CHARS.replace(" Valley and Ridge region.", ""))
+        assert first.kind == "plan"
+        assert [st["tool"] for st in first.payload["study"]["steps"]][-1] == "indicative_peak"
+        asks = first.payload["study"]["plan"]["asks"]
+        assert [a["step"] for a in asks] == ["s7"]
+        assert ("Data request: which of the USGS regression regions of NJ the site lies in (Glaciated Piedmont "
+                "(GC1255); Inner Coastal (GC1256); Outer Coastal (GC1257); Unglaciated Piedmont (GC1258); Valley and "
+                "Ridge (GC1259))") in first.text
+        again = s.say("Valley and Ridge region")
+        assert again.kind == "plan" and not again.payload["study"]["plan"]["asks"]
         assert [st["tool"] for st in again.payload["study"]["steps"]][-1] == "nss_peak_regression"
 
 
