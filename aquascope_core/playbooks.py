@@ -426,18 +426,15 @@ def _nss_region(scope: Mapping[str, Any]) -> dict[str, Any]:
     if region:
         return {"nss_region": region}
     try:
-        from aquascope_core.methods.regression import nss_regions
+        from aquascope_core.methods.regression import nss_regions, region_label
 
         regions = nss_regions(state) if state else []
     except Exception:  # noqa: BLE001 - a state without equations: no region
         regions = []
     if len(regions) == 1:
         return {"nss_region": regions[0]["code"]}
-    import re as _re
-
-    names = [_re.sub(r"(_region)?(_[A-Za-z]*\d{2,4})+$", "", _re.sub(r"^(peak(flow)?|pk)_", "", r["name"], flags=_re.I),
-                     flags=_re.I).replace("_", " ").strip() or r["code"] for r in regions]
-    return {"nss_region_names": "; ".join(f"{n} ({r['code']})" for n, r in zip(names, regions))} if regions else {}
+    names = "; ".join(f"{region_label(r['name'])} ({r['code']})" for r in regions)
+    return {"nss_region_names": names} if regions else {}
 
 
 def condition_holds(cond: Mapping[str, Any], scope: Mapping[str, Any]) -> bool:

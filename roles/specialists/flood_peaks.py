@@ -55,12 +55,9 @@ def _indicative_peak(step: str, p: Mapping[str, Any], ctx: Mapping[str, Any]) ->
 
 
 def _region_label(name: str | None) -> str:
-    """An NSS region name as a reader writes it: "Peak_Valley_and_Ridge_Region_2009_5167" -> "Valley and Ridge"."""
-    import re
+    from aquascope_core.methods.regression import region_label
 
-    text = re.sub(r"^(peak(flow)?|pk)_", "", str(name or ""), flags=re.I)
-    text = re.sub(r"(_region)?(_[A-Za-z]*\d{2,4})+$", "", text, flags=re.I)
-    return text.replace("_", " ").strip() or str(name or "")
+    return region_label(name)
 
 
 def _author_year(citation: str | None) -> str:
