@@ -412,7 +412,29 @@ def scope_for(recon: Mapping[str, Any], intake: Mapping[str, Any], playbook: Map
     scope = dict(recon)
     scope.update({"intake": dict(intake), "derived": derived, "site": dict(recon.get("point") or {})})
     scope["station"] = _nearest_station(recon, None)
+    if intake.get("basin_characteristics"):
+        derived.update(_nss_region(scope))
     return scope
+
+
+def _nss_region(scope: Mapping[str, Any]) -> dict[str, Any]:
+    """The USGS regression region for a site whose basin characteristics are given: the one the request names, the
+    state's only one (the state from the site's gauge), else none, with the state's regions named for the question
+    (``nss_region``, ``nss_region_names``)."""
+    region = (scope.get("intake") or {}).get("nss_region")
+    state = (scope.get("catchment") or {}).get("state")
+    if region:
+        return {"nss_region": region}
+    try:
+        from aquascope_core.methods.regression import nss_regions, region_label
+
+        regions = nss_regions(state) if state else []
+    except Exception:  # noqa: BLE001 - a state without equations: no region
+        regions = []
+    if len(regions) == 1:
+        return {"nss_region": regions[0]["code"]}
+    names = "; ".join(f"{region_label(r['name'])} ({r['code']})" for r in regions)
+    return {"nss_region_names": names} if regions else {}
 
 
 def condition_holds(cond: Mapping[str, Any], scope: Mapping[str, Any]) -> bool:
@@ -509,7 +531,8 @@ def choose_branch(pb: Mapping[str, Any], scope: dict[str, Any]) -> tuple[dict[st
         f"No branch of the {pb.get('title', pb.get('id'))} playbook applies at this site with the data found.")
 
 
-def _branch_steps(branch: Mapping[str, Any], scope: Mapping[str, Any], ctx: Mapping[str, Any]) -> tuple[list[Any], list[str]]:
+def _branch_steps(branch: Mapping[str, Any], scope: Mapping[str, Any], ctx: Mapping[str, Any],
+                  asks: list[dict[str, Any]] | None = None) -> tuple[list[Any], list[str]]:
     """The branch's steps rendered for the site; optional steps the site cannot support dropped with a note.
 
     Each step's ``outputs`` are the figures and tables its tool feeds (the catalogue's), after those the playbook
@@ -526,6 +549,8 @@ def _branch_steps(branch: Mapping[str, Any], scope: Mapping[str, Any], ctx: Mapp
             continue  # a step for some sites of the branch only (its own ``when``, like a branch's)
         if raw.get("ask"):  # data the step would do better with, asked in the plan (approving it goes on without)
             notes.append(render(raw["ask"], scope))
+            if asks is not None:
+                asks.append({"step": raw["id"], "text": notes[-1]})
         local = dict(scope)
         if raw.get("station_variable"):
             st = _nearest_station(scope, raw["station_variable"])
@@ -589,7 +614,8 @@ def plan(playbook: str | Mapping[str, Any], recon: Mapping[str, Any], intake: Ma
     if branch is None:
         raise DeclinedError(refusal, recovery=pb.get("decline_recovery") or DeclinedError.default_recovery)
     ctx = _site_context(recon, intake)
-    steps, notes = _branch_steps(branch, scope, ctx)
+    asks: list[dict[str, Any]] = []
+    steps, notes = _branch_steps(branch, scope, ctx, asks)
     caveats = []
     for c in pb.get("caveats", []) or []:
         if isinstance(c, str):
@@ -603,6 +629,7 @@ def plan(playbook: str | Mapping[str, Any], recon: Mapping[str, Any], intake: Ma
         "branch_label": branch.get("label", branch["id"]),
         "rationale": render(branch.get("rationale", ""), scope),
         "notes": notes,
+        "asks": asks,  # the data requests the plan makes (its notes too): approving the plan goes on without them
         "recon_notes": list(recon.get("notes", []) or []),
         "objective": render(branch.get("objective") or pb.get("objective", ""), scope),  # a branch may ask another question
         "decision": render(branch["decision"], scope) if branch.get("decision") else (

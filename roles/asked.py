@@ -1,7 +1,8 @@
 """The answer as the request asked it: in the unit it names, and for every question it asks.
 
 :func:`in_asked_unit` converts the headline through :mod:`aquascope_core.units` into the unit the request
-names (``brief["answer_unit"]``), and a record of runoff depth (mm/d) into a discharge when the catchment
+names (``brief["answer_unit"]``; a decision derived from a record in another unit names it as ``record_unit``),
+and a record of runoff depth (mm/d) into a discharge when the catchment
 area is known; the answer leads with the converted value and says the record's unit and the conversion once.
 :func:`companion_answers` writes the answer of each companion study of a compound request (from its own
 steps) and names each question left unanswered, with why.
@@ -42,7 +43,12 @@ def in_asked_unit(decision: dict[str, Any], brief: Mapping[str, Any], study: Map
     target = asked if asked and units.UNITS.get(asked, ("",))[0] == "flow" else None
     if target is None and dim == "depth_rate":
         target = "m3/s"  # a runoff depth becomes a discharge when the area is known
-    if target is None or target == units.parse_unit(unit) or dim not in ("flow", "depth_rate"):
+    if target is None or dim not in ("flow", "depth_rate"):
+        return decision
+    # the record a derived headline rests on (an indicative peak in ft3/s from a record in m3/s): asked in the
+    # headline's own unit, the answer still says so and names the record's unit
+    record_unit = decision.get("record_unit") or unit
+    if target == units.parse_unit(unit) and not (asked and units.parse_unit(record_unit) != target):
         return decision
     station = (study.get("plan") or {}).get("station") or {}
     area = station_area_km2(inventory, station) if dim == "depth_rate" else None
@@ -59,7 +65,7 @@ def in_asked_unit(decision: dict[str, Any], brief: Mapping[str, Any], study: Map
             "lower": band.get("lower") * factor if band.get("lower") is not None else None,
             "upper": band.get("upper") * factor if band.get("upper") is not None else None}
     how = (f"the record's runoff depth in {unit} times the catchment area of {fmt(area)} km2"
-           if dim == "depth_rate" else f"the record's {unit}")
+           if dim == "depth_rate" else f"the record's {record_unit}")
     lead = f"In {target}{', as asked' if asked else ''}: {fmt(conv['value'])} {target}"
     if conv["lower"] is not None and conv["upper"] is not None:
         lead += f" (band {fmt(conv['lower'])} to {fmt(conv['upper'])} {target})"

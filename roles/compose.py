@@ -35,7 +35,7 @@ __all__ = ["compose", "Composition", "coerce_plan_reply", "methodologist_payload
 NOT_DEFENSIBLE = "is not defensible at the site"
 _PROSE_FIELDS = ("objective", "methodology", "assumptions", "limitations_expected")
 _KEPT_FROM_TREE = ("playbook", "branch", "branch_label", "station", "site_context", "caveats", "citations",
-                   "recon_notes", "decision")
+                   "recon_notes", "decision", "asks")
 
 
 @dataclass

@@ -92,7 +92,9 @@ def interpreter(ws: Workspace, *, model: Any = None) -> Workspace:
         "key_numbers": kns,
         "consistency": consistency,
         "decision": decision,
-        "data_requests": trend_requests() if trend else data_requests(brief.get("kind")),
+        # the decision's own requests (the data its grade waits for) first, then the kind's
+        "data_requests": trend_requests() if trend else _merged_requests(decision.get("data_requests"),
+                                                                           data_requests(brief.get("kind"))),
         "assumptions": list((study.get("plan") or {}).get("assumptions") or []),
         "draft": draft,
         "written_by": written_by,
@@ -145,3 +147,10 @@ def _other_numbers(kns: list[dict[str, Any]]) -> set[float]:
         if kn.get("return_period") is not None:
             out.add(float(kn["return_period"]))
     return out
+
+
+def _merged_requests(own: Any, kind: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The decision's data requests, then the kind's that name other data."""
+    first = [dict(r) for r in own or [] if isinstance(r, dict) and r.get("what")]
+    seen = {str(r["what"]).lower() for r in first}
+    return first + [r for r in kind if str(r.get("what") or "").lower() not in seen]

@@ -87,7 +87,13 @@ def methodologist(ws: Workspace, *, model: Any = None, proposed: Any = None, sou
         return ws
     ws.study = study.to_dict()
     ws.status = "review"
-    ws.say(ROLE, plan_markdown(study), kind="plan", payload={"study_id": ws.id, "steps": len(study.steps)})
+    # data the plan asks for (the site's basin characteristics for a regression peak): a request made with the
+    # plan, since the plan stands without it; a reply with the data plans again, approving goes on without it
+    asks = [a for a in study.plan.get("asks") or [] if a.get("text")]
+    ws.say(ROLE, plan_markdown(study), kind="plan", payload={"study_id": ws.id, "steps": len(study.steps),
+                                                             **({"data_requests": asks} if asks else {})})
+    for a in asks:
+        ws.event(ROLE, "data_request", {"what": a["text"], "step": a.get("step"), "continue_without": "approve"})
     ws.event(ROLE, "plan", {"playbook": study.plan.get("playbook"), "branch": study.plan.get("branch"),
                             "steps": [s.id for s in study.steps], "author": study.plan.get("author"),
                             "plan_used": plan_used})

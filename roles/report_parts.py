@@ -162,7 +162,11 @@ def scrub_paths(text: str) -> str:
 
 
 _MET = (  # a data request the study has already met: (the request's words, what in the run meets it)
-    (re.compile(r"instantaneous", re.I), lambda p: "instantaneous" in str(p.get("basis") or "").lower()
+    # a peak record: its basis says instantaneous (not "not the instantaneous peak" of a daily-mean series, nor a
+    # ratio on daily means, which is indicative)
+    (re.compile(r"instantaneous", re.I), lambda p: (bool(re.search(r"(?<!not the )instantaneous",
+                                                                   str(p.get("basis") or ""), re.I))
+                                                    and not p.get("indicative"))
      or bool((p.get("systematic") or {}).get("values"))),
     (re.compile(r"historical (flood|peak)", re.I), lambda p: bool((p.get("historical") or {}).get("peaks"))),
     (re.compile(r"regional skew", re.I), lambda p: bool(p.get("regional_skew_used"))),

@@ -39,7 +39,7 @@ from aquascope_core.data.stations import OfflineSource, StationSpec, TableSource
 from aquascope_core.data.usgs import UsgsSource, usgs_url
 from aquascope_core.errors import DataNotFoundError, InputError
 
-__all__ = ["Catalogue", "catalogue", "get_source", "source_names", "OFFLINE_SOURCES"]
+__all__ = ["Catalogue", "catalogue", "get_source", "source_names", "OFFLINE_SOURCES", "embedded_peak_thresholds"]
 
 OFFLINE_SOURCES = ("usgs", "holmes", "published", "spotpy_hesse", "wymt_2022")
 
@@ -134,6 +134,22 @@ def _big_sandy_peaks() -> pd.Series:
     peaks = {int(y): float(v) for y, v in case["systematic_peaks"].items()}
     peaks.update({int(y): float(v) for y, v in case["historical_peaks"].items()})
     return _annual(pd.Series(peaks))
+
+
+def embedded_peak_thresholds(site_no: str) -> dict[str, Any] | None:
+    """The perception thresholds of the embedded peak record of a gauge (a published analysis held offline, such
+    as the PeakfqSA manual's Big Sandy): ``{"perception_thresholds", "historical_period", "name", "note"}``, None
+    when no embedded record of the gauge carries any."""
+    sid = str(site_no or "").strip().split(".")[0]
+    for spec in _published():
+        if spec.station_id != sid:
+            continue
+        for v in spec.variables:
+            if v.variable == "peak_discharge" and v.extra_attrs.get("perception_thresholds"):
+                return {"perception_thresholds": list(v.extra_attrs["perception_thresholds"]),
+                        "historical_period": v.extra_attrs.get("historical_period"), "name": spec.name,
+                        "note": v.note}
+    return None
 
 
 def _published() -> list[StationSpec]:

@@ -657,6 +657,8 @@ class UploadSource(Source):
                 if d.get("peakfq_station") is not None and self._specs:  # the .psf uploaded beside it applies
                     s = peakfq_files.peak_series(d["peakfq_station"], list(self._specs.values()), name=station_id,
                                                  provenance=s.attrs["provenance"])
+                elif d.get("peakfq_station") is not None:  # no .psf: a published study's, else PeakFQ's defaults
+                    s = peakfq_files.without_spec(d["peakfq_station"], s, name=station_id)
                 out = slice_period(s, start, end, what=f"upload {station_id} {variable}").copy()
                 out.attrs = dict(s.attrs)
                 out.attrs["gaps"] = list_gaps(out.index, s.attrs["resolution"]) if s.attrs["resolution"] != "monthly" \

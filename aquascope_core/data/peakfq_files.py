@@ -464,6 +464,52 @@ def peak_series(station: Mapping[str, Any], specs: list[Mapping[str, Any]] | Non
     return s
 
 
+def without_spec(station: Mapping[str, Any], series: Any, *, name: str) -> Any:
+    """A peak file uploaded without its ``.psf``: the specification of the published study that analysed the gauge
+    (the Wyoming-Montana 2022 study for its gauges: its perception thresholds, historical period and skew, so the
+    upload gives the embedded record's answer), else the series as read, under PeakFQ's defaults. Either way
+    ``attrs["peakfq"]["spec_from"]`` says which, in words."""
+    from aquascope_core.data.wymt_2022 import specification_for
+
+    study = specification_for(str(station.get("site_no") or ""))
+    if study is None:
+        return _embedded_thresholds(station, series)
+    out = peak_series(station, [study["specs"]], name=name, provenance=series.attrs.get("provenance") or {})
+    out.attrs["peakfq"]["spec_from"] = (f"no PeakFQ specification came with the peak file: {study['source']} is "
+                                        "adopted (its perception thresholds, historical period and options)")
+    out.attrs["peakfq"]["spec_analysis"] = study["analysis"]
+    return out
+
+
+def _embedded_thresholds(station: Mapping[str, Any], series: Any) -> Any:
+    """No study's specification: the perception thresholds of the gauge's embedded record when they cover every
+    year of the file (the same analysis as the embedded record), else PeakFQ's defaults, with the difference said."""
+    from aquascope_core.data.catalogue import embedded_peak_thresholds
+
+    out = series.copy()
+    out.attrs = {**series.attrs, "peakfq": dict(series.attrs.get("peakfq") or {})}
+    said = ("no PeakFQ specification came with the peak file: PeakFQ's defaults (no perception thresholds or "
+            "historical period beyond what the file's codes say)")
+    known = embedded_peak_thresholds(str(station.get("site_no") or ""))
+    if known:
+        th = known["perception_thresholds"]
+        years = [int(y) for y in series.index.year]
+        covered = all(any(int(t["start"]) <= y <= int(t["end"]) for t in th) for y in years)
+        hist = [t for t in th if float(t.get("lower") or 0) > 0]
+        words = "; ".join(f"{int(t['start'])}-{int(t['end'])} above {float(t['lower']):,.0f} ft3/s" for t in hist)
+        period = known.get("historical_period") or [min(int(t["start"]) for t in th), max(int(t["end"]) for t in th)]
+        if covered:
+            out.attrs["perception_thresholds"] = [dict(t) for t in th]
+            said = (f"no PeakFQ specification came with the peak file: the perception thresholds of the embedded "
+                    f"record of this gauge are adopted (historical period {period[0]}-{period[1]}"
+                    + (f"; floods known {words}" if words else "") + ")")
+        else:
+            said += (f"; the embedded record of this gauge takes a historical period {period[0]}-{period[1]}"
+                     + (f" (floods known {words})" if words else "") + ", which does not cover every year of the file")
+    out.attrs["peakfq"]["spec_from"] = said
+    return out
+
+
 def upload_dataset(name: str, kind: str, raw: bytes, filename: str | None, original: dict[str, Any],
                    ingested: str, provenance: Mapping[str, Any]) -> dict[str, Any]:
     """The dataset ``ingest`` returns for a PeakFQ file: annual peaks (``rdb``/``watstore``) or specs (``psf``)."""

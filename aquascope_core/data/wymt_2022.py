@@ -26,6 +26,7 @@ from aquascope_core.data.peakfq_files import peak_series, read_peaks, read_psf
 from aquascope_core.data.provenance import CITATIONS
 
 __all__ = ["FILES", "analyses", "specification", "peakfq74", "record_analysis", "published_skew", "station_specs",
+           "specification_for",
            "STUDY"]
 
 FILES = {"peaks": "usgs_wymt_ffa_2022A_watstore.txt.gz", "psf": "usgs_wymt_ffa_2022A_psf.txt.gz",
@@ -95,6 +96,18 @@ def published_skew(site_no: str) -> dict[str, Any] | None:
     return {"skew": float(spec["genskew"]), "se": se, "mse": se * se, "analysis": aid,
             "source": f"the regional skew of the {STUDY}, its PeakFQ specification for {aid}",
             "citation": CITATIONS["wymt_2022"]}
+
+
+def specification_for(site_no: str) -> dict[str, Any] | None:
+    """The study's PeakFQ specification of a gauge of the study, for a record of it uploaded without a ``.psf``:
+    ``{"specs": {"stations": {site_no: block}}, "analysis", "source"}`` (the block of the analysis the catalogue
+    holds, keyed by the upload's own site number), None when the gauge is not one of the study's."""
+    aid = record_analysis(str(site_no).strip().split(".")[0])
+    block = specification()["stations"].get(aid) if aid else None
+    if not block:
+        return None
+    return {"specs": {"stations": {str(site_no).strip(): dict(block)}}, "analysis": aid,
+            "source": f"the PeakFQ specification of the {STUDY} for {aid}"}
 
 
 def _record(aid: str) -> pd.Series:

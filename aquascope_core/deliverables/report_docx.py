@@ -4,7 +4,8 @@ Layout: a title page (title, site, the study id and date, the answer), then the 
 report dict's order under real ``Heading 1`` / ``Heading 2`` / ``Heading 3`` styles (so Word or
 LibreOffice can generate a table of contents); the Summary opens with the answer and the
 key-numbers table. Figures sit at the text width with a numbered caption; tables have a bold
-header row that repeats on every page, and a table longer than ``max_rows`` shows its first rows
+header row that repeats on every page (a table whose header words do not fit the portrait width even in small
+text on a landscape page of its own), and a table longer than ``max_rows`` shows its first rows
 and points to the workbook sheet holding all of them. The study file travels
 in the bundle (study.yaml, named in the appendix), never pasted. The footer holds the study id and a PAGE field.
 """
@@ -16,7 +17,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from aquascope_core.deliverables.blocks import blocks, plain
 from aquascope_core.deliverables.html import _is_number, figure_label, table_label
-from aquascope_core.deliverables.table_layout import column_widths, table_font
+from aquascope_core.deliverables.table_layout import column_widths, fits, table_font
 
 __all__ = ["render_docx", "MAX_ROWS"]
 
@@ -115,7 +116,7 @@ def _table(doc: Any, table: Mapping[str, Any], number: int, pointer: str | None,
     cap = _styled(doc, "Caption", table_label(number, plain(str(table.get("caption") or ""))))
     cap.paragraph_format.keep_with_next = True
     shown = rows[:max_rows]
-    size = table_font(cols, int(width))
+    size = table_font(cols, int(width), rows=shown)
     t = doc.add_table(rows=1 + len(shown), cols=len(cols))
     t.style = "Table Grid"
     grid_cells = [r.cells for r in t.rows]
@@ -216,23 +217,44 @@ def render_docx(report: Mapping[str, Any], images: Callable[[str], bytes | None]
         r.font.size = Pt(8)
 
     counter = {"table": 0, "sections": 0}
+    portrait = (sec.page_width, sec.page_height)
+    page = {"landscape": False}
+
+    def orient(landscape: bool) -> bool:
+        """A section break to a landscape page for a table too wide for the portrait text width, and back to
+        portrait for what follows it (True when a break was made: a new page has begun)."""
+        from docx.enum.section import WD_ORIENT, WD_SECTION
+
+        if page["landscape"] == landscape:
+            return False
+        new = doc.add_section(WD_SECTION.NEW_PAGE)
+        new.orientation = WD_ORIENT.LANDSCAPE if landscape else WD_ORIENT.PORTRAIT
+        new.page_width, new.page_height = (portrait[1], portrait[0]) if landscape else portrait
+        page["landscape"] = landscape
+        return True
 
     def section(s: Mapping[str, Any], level: int) -> None:
+        broke = orient(False)
         head = _styled(doc, f"Heading {level}", plain(str(s.get("title") or "")))
         # a new page by the heading's own property, never an empty paragraph that may fall on a page of its own
-        if level == 1 and (not counter["sections"] or s.get("id") in ("results", "appendix")):
+        # (nor after a section break, which has begun one)
+        if level == 1 and not broke and (not counter["sections"] or s.get("id") in ("results", "appendix")):
             head.paragraph_format.page_break_before = True
         counter["sections"] += 1
         _text(doc, s.get("text"))
         for fig in s.get("figures") or []:
+            orient(False)
             _figure(doc, fig, get, width)
         for note in s.get("figure_notes") or []:
             doc.add_paragraph().add_run(str(note)).italic = True
         for t in s.get("tables") or []:
             counter["table"] += 1
             sheet = (table_sheets or {}).get(counter["table"])
+            cols = [plain(str(c)) for c in t.get("columns") or []]
+            orient(not fits(cols, int(width)))
+            wide = doc.sections[-1]
             _table(doc, t, counter["table"], f"{workbook_name}, sheet {sheet}" if sheet else workbook_name, max_rows,
-                   width)
+                   wide.page_width - wide.left_margin - wide.right_margin)
         for sub in s.get("subsections") or []:
             section(sub, min(level + 1, 3))
 
@@ -240,6 +262,7 @@ def render_docx(report: Mapping[str, Any], images: Callable[[str], bytes | None]
         section(s, 1)
     foot = (report.get("footer") or {}).get("text")
     if foot:
+        orient(False)
         p = doc.add_paragraph()
         p.add_run(str(foot)).italic = True
     buf = io.BytesIO()

@@ -69,6 +69,9 @@ def plan_markdown(study: Any) -> str:
     lines = [f"## Plan: {s.title or p.get('playbook', '')}", ""]
     if p.get("objective"):
         lines += [f"**Objective.** {p['objective']}", ""]
+    asked = [a["text"] for a in p.get("asks") or [] if a.get("text")]
+    for text in asked:  # the data the plan asks for, first: reply with it, or approve the plan to go on without it
+        lines += [f"**{text}**" if not text.startswith("**") else text, ""]
     if p.get("branch"):
         lines += [f"**Approach.** {p.get('branch_label', p['branch'])} ({p.get('playbook')} / {p['branch']}). "
                   f"{p.get('rationale', '')}".rstrip(), ""]
@@ -81,8 +84,9 @@ def plan_markdown(study: Any) -> str:
     lines += [table_markdown(["Step", "What", "Tool", "Gates"], rows), ""]
     if p.get("assumptions"):
         lines += ["**Assumptions.**", ""] + [f"- {a}" for a in p["assumptions"]] + [""]
-    if p.get("notes"):
-        lines += ["**Notes.**", ""] + [f"- {n}" for n in p["notes"]] + [""]
+    notes = [n for n in p.get("notes") or [] if n not in asked]
+    if notes:
+        lines += ["**Notes.**", ""] + [f"- {n}" for n in notes] + [""]
     return "\n".join(lines).rstrip() + "\n"
 
 

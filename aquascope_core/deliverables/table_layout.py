@@ -2,7 +2,8 @@
 
 A column gets at least the width of its header's longest word (bold) and, when there is room, of its cells'
 longest word; the rest of the text width is shared in proportion to the content. A table whose header words
-cannot all fit at the normal size is set smaller (:func:`table_font`). Widths are in EMU (914,400 an inch).
+cannot all fit at the normal size is set smaller (:func:`table_font`); one whose header words do not fit even at
+the smallest size (:func:`fits`) goes on a landscape page in the Word report. Widths are in EMU (914,400 an inch).
 """
 
 from __future__ import annotations
@@ -11,10 +12,11 @@ from typing import Any, Sequence
 
 from aquascope_core.deliverables.blocks import plain
 
-__all__ = ["table_font", "column_widths"]
+__all__ = ["table_font", "column_widths", "fits"]
 
 # widths of the 8.5-point table text (Liberation Sans), in EMU: a character, a bold one, a cell's padding
 _CHAR, _BOLD_CHAR, _PADDING = 64000, 76000, 200000
+_CELL_WORD = 12  # a cell's word longer than this may break (a path, a long compound)
 
 
 def _shares(weights: Sequence[float], floors: Sequence[float], width: int) -> list[int]:
@@ -37,17 +39,41 @@ def _shares(weights: Sequence[float], floors: Sequence[float], width: int) -> li
             fixed[i] = floors[i]
 
 
-def table_font(cols: Sequence[str], width: int, size: float = 8.5, smallest: float = 6.0) -> float:
+def _header_need(cols: Sequence[str], size: float) -> float:
+    """The width (EMU) the longest word of every header takes at ``size`` points (bold), with the cells' padding."""
+    return sum(max((len(w) for w in str(c).split()), default=4) * _BOLD_CHAR * size / 8.5 + _PADDING for c in cols)
+
+
+def fits(cols: Sequence[str], width: int, smallest: float = 6.0) -> bool:
+    """Whether every header word of a table fits its column at ``smallest`` points within ``width``: a table that
+    does not is set on a landscape page (the Word report) rather than broken mid-word."""
+    return _header_need(cols, smallest) <= width
+
+
+def table_font(cols: Sequence[str], width: int, size: float = 8.5, smallest: float = 6.0,
+               rows: Sequence[Sequence[Any]] | None = None) -> float:
     """The text size (points) at which the longest word of every header fits its column: 8.5, or smaller for a
-    table of many columns (never below ``smallest``)."""
-    need = sum(max((len(w) for w in str(c).split()), default=4) * _BOLD_CHAR + _PADDING for c in cols)
+    table of many columns (never below ``smallest``). With ``rows``, the size at which the cells' words fit their
+    columns too (each up to :data:`_CELL_WORD` characters) when that is within ``smallest``."""
+    if rows is not None:
+        need = sum(f for f in _floors(cols, rows, 1.0)[0])
+        pad = _PADDING * len(cols)
+        if need > width and need > pad:
+            fit = round(8.5 * (width - pad) / (need - pad) - 0.1, 1)
+            if fit >= smallest:
+                return min(size, fit)
+        elif need <= width:
+            return size
+    need = _header_need(cols, 8.5)
     if need <= width:
         return size
     return max(smallest, round(size * (width - _PADDING * len(cols)) / (need - _PADDING * len(cols)) - 0.1, 1))
 
 
-def column_widths(cols: Sequence[str], rows: Sequence[Sequence[Any]], width: int, scale: float = 1.0) -> list[int]:
-    """Each column's width (EMU) for text at ``scale`` times 8.5 points, summing to ``width``."""
+def _floors(cols: Sequence[str], rows: Sequence[Sequence[Any]], scale: float) -> tuple[list[float], list[float],
+                                                                                         list[float]]:
+    """Each column's floor (its header's longest word, bold, and its cells' longest word up to :data:`_CELL_WORD`
+    characters), its hard floor (the header word alone) and its weight (its content's length)."""
     weights, floors, hard = [], [], []
     for j, c in enumerate(cols):
         cells = [plain(str(r[j])) for r in rows if j < len(r) and r[j] is not None]
@@ -55,7 +81,13 @@ def column_widths(cols: Sequence[str], rows: Sequence[Sequence[Any]], width: int
         word = max((len(w) for w in str(c).split()), default=4)
         cell_word = max([len(w) for x in cells for w in x.split()] or [0])
         hard.append(word * _BOLD_CHAR * scale + _PADDING)
-        floors.append(max(word * _BOLD_CHAR, min(cell_word, 10) * _CHAR) * scale + _PADDING)
+        floors.append(max(word * _BOLD_CHAR, min(cell_word, _CELL_WORD) * _CHAR) * scale + _PADDING)
         weights.append(max(min(longest, 28), word, 4) + 4)
+    return floors, hard, weights
+
+
+def column_widths(cols: Sequence[str], rows: Sequence[Sequence[Any]], width: int, scale: float = 1.0) -> list[int]:
+    """Each column's width (EMU) for text at ``scale`` times 8.5 points, summing to ``width``."""
+    floors, hard, weights = _floors(cols, rows, scale)
     # the header's words must fit; the cells' words too when there is room for both
     return _shares(weights, floors if sum(floors) < width else hard, width)

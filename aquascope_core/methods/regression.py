@@ -41,7 +41,7 @@ from aquascope_core.result import finish, resolved_parameters, source
 from aquascope_core.verify import sig_text
 
 __all__ = ["nss_states", "nss_region", "nss_regions", "transform_value", "peak_flow_regression",
-           "area_exponent", "equation_library"]
+           "area_exponent", "equation_library", "region_label"]
 
 _NSS_URL = "https://streamstats.usgs.gov/nss/"
 _RIES = "Ries, K.G. III (2007) The National Streamflow Statistics Program: a computer program for estimating " \
@@ -80,6 +80,15 @@ def nss_regions(state: str) -> list[dict[str, Any]]:
              "variables": [{"code": c, "unit": u, "minimum": lo, "maximum": hi}
                            for c, (u, lo, hi) in r["variables"].items()]}
             for code, r in st["regions"].items()]
+
+
+def region_label(name: str | None) -> str:
+    """An NSS region name as a reader writes it: "Peak_Valley_and_Ridge_Region_2009_5167" -> "Valley and Ridge"."""
+    import re
+
+    text = re.sub(r"^(peak(flow)?|pk)_", "", str(name or ""), flags=re.I)
+    text = re.sub(r"(_region)?(_[A-Za-z]*\d{2,4})+$", "", text, flags=re.I)
+    return text.replace("_", " ").strip() or str(name or "")
 
 
 def _words(text: str) -> set[str]:

@@ -258,7 +258,8 @@ def bulletin17c_ema(source: str, station_id: str, variable: str = "peak_discharg
 
         payload["peakfq"] = {"statistics": peakfq_statistics(fit), "table": peakfq_quantile_table(fit, confidence=confidence),
                              "excluded": pk.get("excluded") or [], "flags": pk.get("flags") or [],
-                             "notes": pk.get("notes") or [], "site_no": pk.get("site_no"), "format": pk.get("format")}
+                             "notes": pk.get("notes") or [], "site_no": pk.get("site_no"), "format": pk.get("format"),
+                             **({"spec_from": pk["spec_from"]} if pk.get("spec_from") else {})}
     if not payload["ok"]:
         payload["reason"] = fit.get("reason")
     else:

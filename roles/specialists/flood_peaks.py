@@ -55,12 +55,9 @@ def _indicative_peak(step: str, p: Mapping[str, Any], ctx: Mapping[str, Any]) ->
 
 
 def _region_label(name: str | None) -> str:
-    """An NSS region name as a reader writes it: "Peak_Valley_and_Ridge_Region_2009_5167" -> "Valley and Ridge"."""
-    import re
+    from aquascope_core.methods.regression import region_label
 
-    text = re.sub(r"^(peak(flow)?|pk)_", "", str(name or ""), flags=re.I)
-    text = re.sub(r"(_region)?(_[A-Za-z]*\d{2,4})+$", "", text, flags=re.I)
-    return text.replace("_", " ").strip() or str(name or "")
+    return region_label(name)
 
 
 def _author_year(citation: str | None) -> str:
@@ -102,10 +99,18 @@ def peak_decision(T: Any, rows: Sequence[Mapping[str, Any]], daily: Sequence[Map
     b = pick.get("band") or {}
     conf = b.get("confidence")
     conf_txt = f"{conf * 100:.0f} %" if isinstance(conf, (int, float)) else ""
+    from roles.specialists.flood_text import stated, stated_band, us_study
+
+    us, said = us_study(study, {}), []  # the daily-mean fits stated by the units rule, as every flood answer is
+
+    def daily_text(k: Mapping[str, Any]) -> str:
+        return stated(k["value"], k.get("unit") or "", us, said)
+
     top = max(daily, key=lambda k: k["value"]) if daily else None
-    support = (f" The gauge's daily record supports it: its {T}-year maximum daily mean flow is {fmt(top['value'])} "
-               f"{top.get('unit') or ''} by the {LABELS.get(top['method'], top['method'])} fit"
-               f" ({band_text(top.get('band'), top.get('unit') or '')})." if top else "")
+    support = (f" The gauge's daily record supports it: its {T}-year maximum daily mean flow is {daily_text(top)} "
+               f"by the {LABELS.get(top['method'], top['method'])} fit ("
+               f"{stated_band((top.get('band') or {}).get('lower'), (top.get('band') or {}).get('upper'), top.get('unit') or '', us, said)})."
+               if top else "")
     state = ((_payload(run, "nss_peak_regression") or {}).get("state")
              or ((study.get("plan") or {}).get("catchment") or {}).get("state"))
     out: dict[str, Any] = {"value": pick["value"], "unit": unit, "band": b, "basis": pick["path"],
@@ -114,11 +119,13 @@ def peak_decision(T: Any, rows: Sequence[Mapping[str, Any]], daily: Sequence[Map
     if pick["method"] == "nss_regression":
         p = _payload(run, "nss_peak_regression") or {}
         reg = p.get("region") or {}
-        ans = (f"The {T}-year peak flow at {where} is {fmt(pick['value'])} {unit} by {PEAK_METHODS['nss_regression']} "
+        ans = (f"The {T}-year peak flow at {where} is {stated(pick['value'], unit, us, said)} by "
+               f"{PEAK_METHODS['nss_regression']} "
                f"for {p.get('state')} ({_region_label(reg.get('name'))}"
                f"{'' if 'region' in _region_label(reg.get('name')).lower() else ' region'}, "
                f"{_author_year(p.get('citation'))})"
-               + (f", {conf_txt} prediction interval {band_text(b, unit)}" if b.get("lower") is not None else "") + ".")
+               + (f", {conf_txt} prediction interval {stated_band(b.get('lower'), b.get('upper'), unit, us, said)}"
+                  if b.get("lower") is not None else "") + ".")
         gap = {"ceiling": "B", "needs": "peak_discharge",
                "why": "a regional regression estimate: the gauge's own peak record, weighted with it (Bulletin 17C "
                       "chapter 8), would narrow it"}
@@ -132,6 +139,8 @@ def peak_decision(T: Any, rows: Sequence[Mapping[str, Any]], daily: Sequence[Map
     else:
         p = _payload(run, "indicative_peak") or {}
         state = p.get("state") or state
+        if p.get("daily_mean_unit"):
+            out["record_unit"] = p["daily_mean_unit"]  # the peak in ft3/s rests on the daily record's unit
         i = (p.get("return_periods") or []).index(float(T)) if float(T) in (p.get("return_periods") or []) else None
         base = (f", {fmt(p['daily_mean_values'][i])} ft3/s ({fmt(p['daily_mean_given'][i])} {p.get('daily_mean_unit')})"
                 if i is not None and p.get("daily_mean_given") else "")
@@ -141,19 +150,31 @@ def peak_decision(T: Any, rows: Sequence[Mapping[str, Any]], daily: Sequence[Map
         for o in daily:
             if o is not top:
                 support += (f" The {LABELS.get(o['method'], o['method'])} fit gives a {T}-year maximum daily mean flow "
-                            f"of {fmt(o['value'])} {o.get('unit') or ''}.")
-        ans = (f"The {T}-year peak flow at {where} is indicatively {fmt(pick['value'])} {unit}"
-               + (f" (band {band_text(b, unit)})" if b.get("lower") is not None else "")
+                            f"of {daily_text(o)}.")
+        ans = (f"The {T}-year peak flow at {where} is indicatively {stated(pick['value'], unit, us, said)}"
+               + (f" (band {stated_band(b.get('lower'), b.get('upper'), unit, us, said)})" if b.get("lower") is not None
+                  else "")
                + f": the GEV (L-moments) fit's {T}-year maximum daily mean flow of the gauge's daily record{base}, "
-               f"times {PEAK_METHODS['fuller_indicative']}, {fmt(p.get('ratio'))} for {fmt(p.get('area_km2'))} km2. "
-               f"It is indicative (graded C at most): the site's basin characteristics for the USGS regression "
-               f"equations of {state} "
-               f"({_state_variables(state)}), in a StreamStats basin-characteristics report or in words, or the gauge's "
-               "annual peak record would firm it up.")
+               f"times {PEAK_METHODS['fuller_indicative']}, {fmt(p.get('ratio'))} for {fmt(p.get('area_km2'))} km2. ")
+        chars_given = bool(((study.get("problem") or {}).get("params") or {}).get("basin_characteristics"))
+        wanted = (f"the site's USGS regression region of {state} (its basin characteristics are given; the region "
+                  f"picks the equations: {_state_variables(state).split('and the region: ')[-1]})" if chars_given else
+                  f"the site's basin characteristics for the USGS regression equations of {state} "
+                  f"({_state_variables(state)}), in a StreamStats basin-characteristics report or in words")
+        ans += f"It is indicative (graded C at most): {wanted}, or the gauge's annual peak record would firm it up."
         gap = {"ceiling": "C", "needs": "peak_discharge",
                "why": "the peak is indicative: Fuller's (1914) average peak-to-daily ratio on the maximum daily mean flow"}
         changes = [f"the site's basin characteristics for the USGS regression equations of {state} (a StreamStats "
                    "basin-characteristics report)", "the gauge's instantaneous annual peak record (Bulletin 17C)"]
+        out["data_requests"] = [{
+            "what": wanted if chars_given else (
+                f"the site's basin characteristics for the USGS regression equations of {state} "
+                f"({_state_variables(state)}; a StreamStats basin-characteristics report, its CSV export, or the "
+                "values in words)"),
+            "why": "the regression gives the instantaneous peak itself, where the daily record gives only an "
+                   "indicative one (Fuller 1914)",
+            "effect": f"the {T}-year peak from the USGS regression equations, with its 90 % prediction interval, in "
+                      "place of the indicative peak (graded B rather than C at most)"}]
     am = _payload(run, "annual_maxima") or {}
     wy = am.get("water_years") or []
     period = None
@@ -163,12 +184,15 @@ def peak_decision(T: Any, rows: Sequence[Mapping[str, Any]], daily: Sequence[Map
                   "station": st.get("station_id") if isinstance(st, Mapping) else None}
         support += (f" The daily-mean fits rest on the {am.get('n_years')} water-year maxima of the daily mean flow, "
                     f"{min(wy)} to {max(wy)}.")
-    out.update(answer=ans + support, quantity_gap=gap, what_would_change_it=changes, record_period=period,
+    # the regression's limit caps the grade and names the data to bring, but the estimate is the peak the decision
+    # needs (its Not-for-design reasons, an out-of-range characteristic, come from the step's flags); the indicative
+    # peak is not yet that quantity
+    limit = {"grade_limit": gap} if pick["method"] == "nss_regression" else {"quantity_gap": gap}
+    out["record"] = {"stated_in_report_units": said}
+    out.update(answer=ans + support, **limit, what_would_change_it=changes, record_period=period,
                conditions=["the gauge's catchment represents the site", "the annual floods are stationary"]
                + (["Fuller's average ratio holds for this catchment"] if pick["method"] == "fuller_indicative" else
                   ["the site lies in the region the equations were fitted for"]))
-    if gap:
-        out["grade_cap"] = gap["ceiling"]
     return out
 
 
@@ -245,11 +269,10 @@ def weighted_decision(T: Any, at_T: Sequence[Mapping[str, Any]], grade: str, why
            "what_would_change_it": ["another regional skew (a newer regional study)",
                                     "basin characteristics measured for the site (a StreamStats report)"],
            "weighting": {"at_site": a, "regression": r_, "weighted": x, "row": i}}
-    if w.get("outside_range"):
-        out["quantity_gap"] = {"ceiling": "C", "needs": "basin_characteristics",
-                               "why": "a basin characteristic lies outside the range the regression equations were "
-                                      "fitted over"}
-        out["grade_cap"] = "C"
+    if w.get("outside_range"):  # the weighted peak is the decision's quantity; the step's flag says Not for design
+        out["grade_limit"] = {"ceiling": "C", "needs": "basin_characteristics",
+                              "why": "a basin characteristic lies outside the range the regression equations were "
+                                     "fitted over"}
     return out
 
 

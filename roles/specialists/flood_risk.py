@@ -224,6 +224,9 @@ def _basis(branch: str, run: Mapping[str, Any], brief: Mapping[str, Any], T: Any
                  + (f", the multiple Grubbs-Beck test ({low} low flood{'s' if low != 1 else ''} censored)"
                     if low is not None else "")
                  + ", and " + skew_clause(b17) + ".")
+        spec_from = (b17.get("peakfq") or {}).get("spec_from")
+        if spec_from:  # an uploaded peak file without its .psf: what was assumed, said
+            text += f" {spec_from[:1].upper()}{spec_from[1:]}."
         if any(r.get("origin") == "manual_example" for r in b17.get("skew_sensitivity") or []):
             text += (" The record is the worked example of the PeakfqSA manual (Cohn 2012), kept as a demonstration of "
                      "the method.")

@@ -6,7 +6,8 @@
 - a question about now (``brief["asks_now"]``, set by the Consultant's reading of the text) on a record that ends
   years ago: the answer says it cannot tell today's state and gives the latest state, dated;
 - the ceilings on the grade: the gap between the quantity the decision needs and the one estimated (set by the
-  kind's ``decide`` as ``quantity_gap``), a step the plan judged marginal, a record that misses recent years.
+  kind's ``decide`` as ``quantity_gap``; a Not-for-design reason), a limit of an estimate that is the quantity
+  needed (``grade_limit``: a regional regression the gauge's own peaks would narrow), a step the plan judged marginal, a record that misses recent years.
 
 The numbers these sentences state (years, counts) are put in ``decision["record"]``, which the Critic's evidence
 pool reads, so every number in them is checked like any other.
@@ -210,11 +211,14 @@ def annotate(decision: dict[str, Any], brief: Mapping[str, Any], study: Mapping[
     ran = {sid for sid, r in (run.get("results") or {}).items() if r.get("status") == "ok"}
     if any(str(n).split(":")[0].replace("step ", "").strip() in ran for n in marginal):
         cap_grade(decision, "B", "a step of the plan is marginal at this site")
-    gap_q = decision.get("quantity_gap")
-    if gap_q:
+    # a quantity gap (the estimate is not the quantity the decision needs) or a grade limit (it is, with a named
+    # limit): either caps the grade and names the record that would lift it; only the gap is a Not-for-design reason
+    asked_for: set[str] = set()
+    for gap_q in [g for g in (decision.get("quantity_gap"), decision.get("grade_limit")) if g]:
         cap_grade(decision, gap_q.get("ceiling", "B"), gap_q["why"])
         needed = listed_beyond(inventory, (plan.get("station") or {}).get("station_id"), gap_q.get("needs"), None)
-        if needed:
+        if needed and needed["variable"] not in asked_for:
+            asked_for.add(needed["variable"])
             word = _WORDS.get(needed["variable"], needed["variable"].replace("_", " "))
             n = needed.get("values")
             facts["needed_values"] = n

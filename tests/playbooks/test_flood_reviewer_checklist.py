@@ -182,7 +182,31 @@ def test_embedded_record_and_upload_of_one_gauge_give_one_answer_and_one_skew_se
     assert skew_clause(pu) == skew_clause(pe)
     sentence = lambda a: re.search(r"Bulletin 17C: [^.]*\([^)]*\)[^.]*\.", a).group(0)  # noqa: E731
     assert sentence(u["answer"]) == sentence(e["answer"])
-    # without the .psf the thresholds are PeakFQ's defaults, but the skew is the gauge's one published skew
+    # without the .psf, the gauge being one of the study's, the study's specification is adopted and said so: the
+    # same thresholds, historical period and skew, so the same answer (without it: 40,473 against 39,875 ft3/s)
     assert pn["regional_skew_used"] == pe["regional_skew_used"]
+    assert n["value"] == pytest.approx(e["value"], rel=1e-12) and n["band"]["upper"] == pytest.approx(e["band"]["upper"])
+    assert sentence(n["answer"]) == sentence(e["answer"])
+    assert ("No PeakFQ specification came with the peak file: the PeakFQ specification of the USGS Wyoming-Montana "
+            "2022 flood-frequency study (wymt_ffa_2022A) for 06324500.00 is adopted") in n["answer"]
+    assert "No PeakFQ specification came" not in e["answer"] + u["answer"]
     for got in (embedded, upload):
         _check(got, us=True, b17c=True)
+
+
+@pytest.mark.slow
+def test_big_sandy_upload_without_a_psf_gives_the_embedded_answer(tmp_path, monkeypatch):
+    """Big Sandy's USGS peak file uploaded alone: the embedded record's perception thresholds (1890-1929 above
+    18,000 ft3/s) are adopted and said, so the same 100-year flood (24,607 ft3/s; under PeakFQ's defaults, whose
+    historical period starts at the first historical peak, 1897, it was 25,235 ft3/s) and the same sentence."""
+    monkeypatch.setenv("AQUASCOPE_TODAY", TODAY)
+    ref = Path(__file__).resolve().parents[1] / "reference" / "usgs_03606500_big_sandy_peaks_watstore.txt"
+    text = "100-year flood for a bridge"
+    embedded = _run(text, BIG_SANDY, tmp_path / "e")
+    (tmp_path / "u").mkdir()
+    upload = _run(text, BIG_SANDY, tmp_path / "u", tables={ref.name: ref})
+    e, u = (g["ws"]["findings"]["decision"] for g in (embedded, upload))
+    assert u["value"] == pytest.approx(e["value"], rel=1e-9) and u["band"]["upper"] == pytest.approx(e["band"]["upper"])
+    sentence = lambda a: re.search(r"Bulletin 17C: [^.]*\([^)]*\)[^.]*\.", a).group(0)  # noqa: E731
+    assert sentence(u["answer"]) == sentence(e["answer"])
+    assert "the perception thresholds of the embedded record of this gauge are adopted" in u["answer"]

@@ -38,8 +38,6 @@ def _run(tmp_path, text, tables=None):
     return plan, r, ws
 
 
-@pytest.mark.xfail(strict=True, reason="the Not-for-design reasons are gathered from every result of the run, so the "
-                   "regression headline is capped at C by a supporting step's flag (roles/specialists/design_use.py)")
 def test_with_basin_characteristics_the_regression_peak_is_the_headline(tmp_path):
     plan, r, ws = _run(tmp_path, CHARS)
     assert ws["brief"]["intake"]["basin_characteristics"] == "DRNAREA=64.0; STORAGE=2.9; CSL10_85=20.0; POPDENS=40.0"
@@ -50,7 +48,7 @@ def test_with_basin_characteristics_the_regression_peak_is_the_headline(tmp_path
     assert d["grade"] == "B"  # a regional regression estimate: the gauge's peak record, weighted in, would narrow it
     assert "100-year peak flow at Flat Brook near Flatbrookville NJ is 5,000 ft3/s" in d["answer"]
     assert "Watson and Schopp (2009)" in d["answer"] and "90 % prediction interval 2,020 to 12,400 ft3/s" in d["answer"]
-    assert "its 100-year maximum daily mean flow is 138 m3/s" in d["answer"]  # the daily-mean fit supports it
+    assert "its 100-year maximum daily mean flow is 4,880 ft3/s (138 m3/s)" in d["answer"]  # the daily-mean fit supports it
     assert r.kind == "report"
 
 
@@ -88,6 +86,12 @@ def test_under_yes_the_cli_headline_is_the_indicative_peak(tmp_path):
     from roles.specialists.common import fmt
 
     assert f"indicatively {fmt(d['value'])} ft3/s" in report and "Fuller, W.E. (1914)" in report
+    # nobody is there to bring them: the crew goes on without them, says so, and names them as what would firm it up
+    assert "Going on without the data the plan asks for (--yes): Data request: the site's basin characteristics" \
+        in run.stderr
+    firm = report.split("**Data that would firm this up.**", 1)[1].split("\n## ", 1)[0]
+    assert "the site's basin characteristics for the USGS regression equations of NJ (DRNAREA (mi^2)" in firm
+    assert "the gauge's instantaneous annual peak record" in firm  # a ratio on daily means is no peak record
 
 
 def test_characteristics_said_at_the_plan_review_replan_with_the_regression(tmp_path):
@@ -97,6 +101,22 @@ def test_characteristics_said_at_the_plan_review_replan_with_the_regression(tmp_
         again = s.say("Basin characteristics: DRNAREA 64.0, STORAGE 2.9, CSL10_85 20.0, POPDENS 40.0; Valley and "
                       "Ridge region.")
         assert again.kind == "plan"
+        assert [st["tool"] for st in again.payload["study"]["steps"]][-1] == "nss_peak_regression"
+
+
+def test_characteristics_without_the_region_the_plan_asks_for_it(tmp_path):
+    """New Jersey has five regression regions: the characteristics alone do not pick the equations."""
+    with Studio(*FLAT_BROOK, checkpointer=f"sqlite:///{tmp_path / 'cp.sqlite'}") as s:
+        first = s.say(CHARS.replace(" Valley and Ridge region.", ""))
+        assert first.kind == "plan"
+        assert [st["tool"] for st in first.payload["study"]["steps"]][-1] == "indicative_peak"
+        asks = first.payload["study"]["plan"]["asks"]
+        assert [a["step"] for a in asks] == ["s7"]
+        assert ("Data request: which of the USGS regression regions of NJ the site lies in (Glaciated Piedmont "
+                "(GC1255); Inner Coastal (GC1256); Outer Coastal (GC1257); Unglaciated Piedmont (GC1258); Valley and "
+                "Ridge (GC1259))") in first.text
+        again = s.say("Valley and Ridge region")
+        assert again.kind == "plan" and not again.payload["study"]["plan"]["asks"]
         assert [st["tool"] for st in again.payload["study"]["steps"]][-1] == "nss_peak_regression"
 
 

@@ -135,31 +135,68 @@ def _digits(s: str) -> str:
     return core.replace(".", "").lstrip("0").rstrip("0" if "." not in core else "") or "0"
 
 
+def _sig(x: float, n: int) -> float:
+    import math
+
+    return round(x, n - 1 - int(math.floor(math.log10(abs(x))))) if x else 0.0
+
+
+def _units(cell: str) -> tuple[str | None, str | None]:
+    """The unit a key number is stated in and the unit of its bracketed restatement: ``"ft3/s (179 m3/s)"``."""
+    m = re.match(r"\s*([^\s(]+)(?:\s*\(\s*[-\u2212\d.,]+\s+([^\s)]+)\s*\))?", cell or "")
+    return (m.group(1), m.group(2)) if m else (None, None)
+
+
 def precision(d: Path) -> list[str]:
     """Every key number printed one way wherever it appears: no version of it at more significant figures than
-    the key-numbers table's, or at as many written otherwise (a rounder version, a class limit, is another number)."""
+    the key-numbers table's, or at as many written otherwise (a rounder version, a class limit, is another number).
+    Under the units rule a key number is restated in brackets in the other unit (``4,880 ft3/s (138 m3/s)``): that
+    restatement, the key number converted (report_units.convert) at the table's significant figures, is the same
+    number; the converted value at any other precision is a second precision."""
+    from aquascope_core.report_units import FACTORS, convert
+
     ws = _report(d)
     summary = next((s for s in ws["report"].get("sections") or [] if s.get("id") == "summary"), {})
     table = next((t for t in summary.get("tables") or [] if t.get("caption") == "Key numbers"), {"rows": []})
+    cols = [str(c) for c in table.get("columns") or []]
+    ucol = cols.index("Unit") if "Unit" in cols else None
     shown_as = {r[0]: str(r[1]) for r in table["rows"]}
+    unit_of = {r[0]: str(r[ucol]) if ucol is not None and ucol < len(r) and r[ucol] else "" for r in table["rows"]}
     keys = [f for f in (ws.get("findings") or {}).get("findings") or [] if f.get("label") in shown_as]
     problems = []
     for stem in ("report-docx", "report-html"):
         text = "\n".join(pages(d / "pdf" / f"{stem}.pdf"))
         text = re.sub(r"\b(19|20)\d\d-\d\d(-\d\d)?\b", " ", URL.sub(" ", text))
+        numbers = [m.group(0).replace("\u2212", "-") for m in NUMBER.finditer(text)]
         for f in keys:
             v, canon = f.get("value"), shown_as[f["label"]].replace("\u2212", "-")
             if not isinstance(v, float) or v == 0:
                 continue
+            first, other = _units(unit_of[f["label"]])
+            unit = f.get("unit")
+            if unit in FACTORS and first in FACTORS and FACTORS[unit][0] == FACTORS[first][0]:
+                v = convert(v, unit, first)  # the value as the table states it
+            # the bracketed restatement in the other unit, at the table's significant figures (the report rounds to
+            # three; a trailing zero of an integer may be one of them: "6,300" is 2 or 3 figures)
+            restated: tuple[float, set[str]] | None = None
+            if first in FACTORS and other in FACTORS and FACTORS[first][0] == FACTORS[other][0]:
+                w = convert(v, first, other)
+                n_min = len(_digits(canon))
+                n_max = max(n_min, min(3, len(canon.replace(",", "").lstrip("-").split(".")[0].lstrip("0"))))
+                restated = (w, {f"{_sig(w, n):.10g}" for n in range(n_min, n_max + 1)})
             bad = set()
-            for m in NUMBER.finditer(text):
-                s = m.group(0).replace("\u2212", "-")
+            for s in numbers:
                 t = float(s.replace(",", ""))
+                if restated and abs(t - restated[0]) <= 0.01 * abs(restated[0]) and \
+                        abs(t - restated[0]) <= _step(s) / 2 + 1e-12:
+                    if f"{t:.10g}" not in restated[1] and len(_digits(s)) >= len(_digits(canon)):
+                        bad.add(s)  # the restatement at another precision than the key number's
+                    continue
                 if abs(t - v) > 0.01 * abs(v) or abs(t - v) > _step(s) / 2 + 1e-12:
                     continue  # not this number
                 more = len(_digits(s)) > len(_digits(canon))
-                other = len(_digits(s)) == len(_digits(canon)) and s.replace(",", "") != canon.replace(",", "")
-                if more or other:
+                other_form = len(_digits(s)) == len(_digits(canon)) and s.replace(",", "") != canon.replace(",", "")
+                if more or other_form:
                     bad.add(s)
             if bad:
                 problems.append(f"{stem}.pdf: {f['label']} ({canon}) also printed as {sorted(bad)}")

@@ -54,11 +54,8 @@ def printed(tmp_path_factory):
     return {d.name: d for d in dirs}
 
 
-# Known gaps, measured on the merged tree and kept strict so a fix shows: a wide Bulletin 17C table of the regression
-# work squeezes its header words below the font floor of table_layout.table_font (6 pt); the precision check reads
-# a key number's bracketed SI restatement under the US units rule ("4,880 ft3/s (138 m3/s)") as a second precision.
-_KNOWN = {"split_header_words": "a wide Bulletin 17C table still splits header words at the 6 pt floor",
-          "precision": "the bracketed SI restatement of a key number is read as a second precision"}
+# Known gaps, measured on the merged tree and kept strict so a fix shows (none at present).
+_KNOWN: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("check", [pytest.param(c, marks=pytest.mark.xfail(strict=True, reason=_KNOWN[c.__name__]))
