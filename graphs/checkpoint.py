@@ -68,8 +68,14 @@ def _scrub_checkpoint(checkpoint):
 
 
 def scrubbing(saver_cls: type) -> type:
-    """``saver_cls`` with :class:`ScrubSecrets` mixed in (SQLite here; Postgres and async savers alike)."""
-    return type(f"Scrubbed{saver_cls.__name__}", (ScrubSecrets, saver_cls), {})
+    """``saver_cls`` with :class:`ScrubSecrets` mixed in (SQLite here; Postgres and async savers alike), and the
+    large state values kept once by digest (graphs.checkpoint_payloads): secrets are scrubbed first, then the
+    values split into references."""
+    from graphs.checkpoint_payloads import payload_mixin
+
+    keep = payload_mixin(saver_cls)
+    bases = (ScrubSecrets, keep, saver_cls) if keep else (ScrubSecrets, saver_cls)
+    return type(f"Scrubbed{saver_cls.__name__}", bases, {})
 
 
 @contextmanager
