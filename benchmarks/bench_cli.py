@@ -33,9 +33,11 @@ def _children_cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def run_once(env_extra: dict[str, str]) -> tuple[float, float]:
+def run_once(env_extra: dict[str, str], source: str | None = None) -> tuple[float, float]:
     env = {k: v for k, v in os.environ.items() if k not in ("AQUASCOPE_FORMATS", "AQUASCOPE_DELIVERABLE_WORKERS")}
     env.update(env_extra)
+    if source:  # another copy of the project (e.g. ``git archive COMMIT | tar -x -C DIR``), run the same way
+        env["PYTHONPATH"] = source
     home = tempfile.mkdtemp(prefix="aquascope-bench-home-")
     env["AQUASCOPE_HOME"] = home
     out = tempfile.mkdtemp(prefix="aquascope-bench-out-")
@@ -49,14 +51,20 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--only", default=None, help="comma-separated variant numbers (1-based)")
+    ap.add_argument("--against", default=None, metavar="DIR",
+                    help="also run each variant from this copy of the project (alternating, in the same rounds)")
     args = ap.parse_args()
     names = list(VARIANTS)
     if args.only:
         names = [names[int(i) - 1] for i in args.only.split(",")]
+    runs = [(name, None) for name in names]
+    if args.against:
+        runs = [r for name in names for r in ((name, None), (f"{name} [{args.against}]", args.against))]
+        names = [n for n, _ in runs]
     best: dict[str, tuple[float, float]] = {}
     for r in range(args.rounds):
-        for name in names:
-            wall, cpu = run_once(VARIANTS[name])
+        for name, source in runs:
+            wall, cpu = run_once(VARIANTS[name.split(" [")[0]], source)
             print(f"round {r + 1}: {name}: wall {wall:.2f} s, CPU {cpu:.2f} s", flush=True)
             w0, c0 = best.get(name, (float("inf"), float("inf")))
             best[name] = (min(w0, wall), min(c0, cpu))

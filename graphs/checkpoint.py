@@ -68,11 +68,16 @@ def _scrub_checkpoint(checkpoint):
 
 
 def scrubbing(saver_cls: type) -> type:
-    """``saver_cls`` with :class:`ScrubSecrets` mixed in (SQLite here; Postgres and async savers alike), and
-    graphs.forks.PastAnswersStay (a fork from a past checkpoint takes its new answer)."""
+    """``saver_cls`` with :class:`ScrubSecrets` mixed in (SQLite here; Postgres and async savers alike),
+    graphs.forks.PastAnswersStay (a fork from a past checkpoint takes its new answer) and the large state values
+    kept once by digest (graphs.checkpoint_payloads): secrets are scrubbed first, then the values split into
+    references; a read resolves the references before the fork's answers are looked at."""
+    from graphs.checkpoint_payloads import payload_mixin
     from graphs.forks import PastAnswersStay
 
-    return type(f"Scrubbed{saver_cls.__name__}", (ScrubSecrets, PastAnswersStay, saver_cls), {})
+    keep = payload_mixin(saver_cls)
+    bases = (ScrubSecrets, PastAnswersStay, keep, saver_cls) if keep else (ScrubSecrets, PastAnswersStay, saver_cls)
+    return type(f"Scrubbed{saver_cls.__name__}", bases, {})
 
 
 @contextmanager

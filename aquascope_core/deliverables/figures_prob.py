@@ -142,7 +142,6 @@ def smooth_through(aeps: Sequence[float], values: Sequence[float], n: int = 120)
     """(aeps, values) at ``n`` points joining the table's points monotonically in (normal score, log value), over the
     table's own range of probabilities only (nothing extrapolated). Non-positive or missing values are left out."""
     import numpy as np
-    from scipy.interpolate import PchipInterpolator
 
     pts = sorted((float(_z(p)), math.log(v)) for p, v in zip(aeps, values)
                  if isinstance(v, (int, float)) and math.isfinite(v) and v > 0 and 0 < p < 1)
@@ -152,8 +151,46 @@ def smooth_through(aeps: Sequence[float], values: Sequence[float], n: int = 120)
     if len(set(zs)) < len(zs):
         return [float(_p(z)) for z in zs], [math.exp(v) for v in ls]
     grid = np.linspace(zs[0], zs[-1], n)
-    vals = np.exp(PchipInterpolator(zs, ls)(grid))
+    vals = np.exp(pchip(zs, ls, grid))
     return [float(p) for p in _p(grid)], [float(v) for v in vals]
+
+
+def pchip(x: Sequence[float], y: Sequence[float], at: Any) -> Any:
+    """The monotone piecewise cubic Hermite interpolant through (x, y) (x increasing) at ``at`` within [x0, xn].
+
+    Fritsch & Carlson (1980, SIAM J. Numer. Anal. 17(2)) with Fritsch & Butland's (1984) weighted harmonic mean of
+    the neighbouring slopes at interior points (zero where they change sign) and the shape-preserving three-point
+    formula at the ends; the same interpolant as scipy's PchipInterpolator, without importing scipy.interpolate
+    (about a third of a CPU second, more than the figure it is for)."""
+    import numpy as np
+
+    x, y, at = np.asarray(x, dtype=float), np.asarray(y, dtype=float), np.asarray(at, dtype=float)
+    h = np.diff(x)
+    m = np.diff(y) / h
+    d = np.empty_like(y)
+    if len(x) == 2:
+        d[:] = m[0]
+    else:
+        w1, w2 = 2 * h[1:] + h[:-1], h[1:] + 2 * h[:-1]
+        same = m[:-1] * m[1:] > 0
+        with np.errstate(divide="ignore", invalid="ignore"):
+            d[1:-1] = np.where(same, (w1 + w2) / (w1 / m[:-1] + w2 / m[1:]), 0.0)
+        d[0] = _pchip_end(h[0], h[1], m[0], m[1])
+        d[-1] = _pchip_end(h[-1], h[-2], m[-1], m[-2])
+    k = np.clip(np.searchsorted(x, at, side="right") - 1, 0, len(x) - 2)
+    t = (at - x[k]) / h[k]
+    t2, t3 = t * t, t * t * t
+    return ((2 * t3 - 3 * t2 + 1) * y[k] + (t3 - 2 * t2 + t) * h[k] * d[k] + (-2 * t3 + 3 * t2) * y[k + 1]
+            + (t3 - t2) * h[k] * d[k + 1])
+
+
+def _pchip_end(h0: float, h1: float, m0: float, m1: float) -> float:
+    d = ((2 * h0 + h1) * m0 - h0 * m1) / (h0 + h1)
+    if math.copysign(1.0, d) != math.copysign(1.0, m0) or m0 == 0:
+        return 0.0
+    if math.copysign(1.0, m0) != math.copysign(1.0, m1) and abs(d) > abs(3 * m0):
+        return 3 * m0
+    return d
 
 
 def aep_axis(ax: Any, hi: float = AEP_RANGE[0], lo: float = AEP_RANGE[1], *, return_periods: bool = True,

@@ -34,7 +34,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any, Mapping, Sequence
 
-from scipy.stats import norm
+from statistics import NormalDist  # not scipy.stats: its import costs more than a whole study
 
 from aquascope_core.errors import InputError
 from aquascope_core.result import finish, resolved_parameters, source
@@ -220,7 +220,7 @@ def peak_flow_regression(state: str | None, characteristics: Mapping[str, float]
         if bad:
             raise InputError.bad_value("aeps", bad, f"AEPs the region's equations give: {sorted(have, reverse=True)}")
         eqs = [e for e in eqs if any(abs(e[0] - a) < 1e-9 for a in want)]
-    z = float(norm.ppf(0.5 + float(prediction) / 2.0))
+    z = NormalDist().inv_cdf(0.5 + float(prediction) / 2.0)
     rows = []
     for eq in eqs:
         aep, a, sep, terms = eq[0], eq[1], eq[2], eq[3]

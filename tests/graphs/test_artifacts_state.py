@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import sqlite3
+import zlib
 
 import numpy as np
 import pytest
@@ -36,16 +37,19 @@ def _none(study, run, *, inventory=None):
 
 
 def _stored_bytes(db) -> tuple[int, int]:
-    """Total bytes of the checkpoints and pending writes, and how many blobs hold a PNG signature."""
+    """Total bytes of the checkpoints, pending writes and payloads kept once (graphs.checkpoint_payloads, stored
+    compressed: counted and searched decompressed), and how many blobs hold a PNG signature."""
     con = sqlite3.connect(str(db))
     try:
         total = sum(con.execute("SELECT COALESCE(SUM(LENGTH(checkpoint)), 0) FROM checkpoints").fetchone()) + \
             sum(con.execute("SELECT COALESCE(SUM(LENGTH(value)), 0) FROM writes").fetchone())
         with_png = con.execute("SELECT COUNT(*) FROM checkpoints WHERE INSTR(checkpoint, ?) > 0", (PNG,)).fetchone()[0] + \
             con.execute("SELECT COUNT(*) FROM writes WHERE INSTR(value, ?) > 0", (PNG,)).fetchone()[0]
+        payloads = [zlib.decompress(v) for (v,) in con.execute("SELECT value FROM payloads")]
     finally:
         con.close()
-    return total, with_png
+    assert payloads  # the study's large values are kept once by digest
+    return total + sum(map(len, payloads)), with_png + sum(PNG in p for p in payloads)
 
 
 def _run(tmp_path, name, maker, monkeypatch):

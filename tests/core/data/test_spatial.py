@@ -7,7 +7,16 @@ import pytest
 
 from aquascope_core.data import store
 from aquascope_core.data.base import haversine_km
-from aquascope_core.data.spatial import PointIndex, nearest_by_scan
+from aquascope_core.data import spatial
+from aquascope_core.data.spatial import SCAN_QUERIES, PointIndex, nearest_by_scan
+
+
+@pytest.fixture(params=["scan", "tree"])
+def mode(request, monkeypatch):
+    """The index's first queries scan, the later ones use its k-d tree: each test runs both ways."""
+    if request.param == "tree":
+        monkeypatch.setattr(spatial, "SCAN_QUERIES", 1)
+    return request.param
 
 
 def test_haversine_known_distance():
@@ -22,7 +31,7 @@ def test_index_equals_scan_over_the_usgs_catalogue():
     lat, lon = cat["latitude"].to_numpy(float), cat["longitude"].to_numpy(float)
     index = PointIndex(lat, lon)
     rng = np.random.default_rng(7)
-    for _ in range(40):
+    for _ in range(SCAN_QUERIES + 40):  # the scans, then the tree built on the SCAN_QUERIES-th query
         q_lat, q_lon = rng.uniform(25, 50), rng.uniform(-125, -67)
         radius = float(rng.choice([5.0, 25.0, 50.0, 200.0]))
         rows_i, d_i = index.within(q_lat, q_lon, radius)
@@ -30,9 +39,10 @@ def test_index_equals_scan_over_the_usgs_catalogue():
         assert rows_i.tolist() == rows_s.tolist()
         assert np.allclose(d_i, d_s)
         assert np.all(np.diff(d_i) >= 0)
+    assert index._tree is not None
 
 
-def test_antimeridian_and_pole():
+def test_antimeridian_and_pole(mode):
     lat = np.array([0.0, 0.0, 89.9, -10.0, np.nan])
     lon = np.array([179.9, -179.9, 0.0, 10.0, 5.0])
     index = PointIndex(lat, lon)
@@ -44,7 +54,7 @@ def test_antimeridian_and_pole():
     assert rows.tolist() == [2]
 
 
-def test_radius_edge_is_exact():
+def test_radius_edge_is_exact(mode):
     index = PointIndex(np.array([1.0]), np.array([0.0]))
     d = float(haversine_km(0.0, 0.0, 1.0, 0.0))
     assert index.within(0.0, 0.0, d + 1e-9)[0].tolist() == [0]

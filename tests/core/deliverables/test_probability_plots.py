@@ -4,6 +4,7 @@ in their own legend entries, the thresholds and the historical period on the ann
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from aquascope_core.deliverables.figures_flood import annual_maxima, frequency_curve
@@ -89,3 +90,21 @@ def test_the_flow_duration_curve_is_on_the_same_scale():
     with house_style():
         fig, note = flow_duration_curve(o.run.results[st.id].payload, {"step": st.id})
     assert fig.axes[0].get_xscale() == SCALE and "normal-probability" in note
+
+
+@pytest.mark.parametrize("n", [2, 3, 5, 9])
+def test_the_monotone_cubic_is_scipys_pchip(n):
+    """figures_prob.pchip against scipy's PchipInterpolator (the reference it replaces in the figures), on random
+    and monotone data with flat stretches, at 57 points over the data's range."""
+    from scipy.interpolate import PchipInterpolator
+
+    from aquascope_core.deliverables.figures_prob import pchip
+
+    rng = np.random.default_rng(n)
+    for trial in range(40):
+        x = np.sort(rng.choice(np.linspace(-3, 3, 301), n, replace=False))
+        y = rng.normal(size=n) if trial % 2 else np.cumsum(rng.uniform(0, 1, n))
+        if trial % 5 == 0 and n > 2:
+            y[1] = y[0]
+        grid = np.linspace(x[0], x[-1], 57)
+        assert np.allclose(pchip(x, y, grid), PchipInterpolator(x, y)(grid), rtol=0, atol=1e-12)
