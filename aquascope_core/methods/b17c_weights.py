@@ -23,6 +23,9 @@ from aquascope_core.methods import b17c_p3 as p3
 
 WEIGHTINGS = ("HWN", "INV", "ERL")
 HWN_MIN_SKEW = 0.04
+#: PeakFQ's determinant ratio takes the censored tails to +-20 (log10 units), not to infinity: on a long negative-skew
+#: tail the part beyond -20 moves the censored third moment by 2e-7 and W by 5e-4 where W is small
+TAIL_END = 20.0
 
 
 def _moment_functions(E: np.ndarray, th: np.ndarray) -> np.ndarray:
@@ -38,9 +41,9 @@ def _censored_moments(th, tl: float, tu: float, shares: tuple[float, float]) -> 
     pl, pg = shares
     out = np.zeros(3)
     if pl > 0:
-        out += pl * p3.cond_moments(-np.inf, tl, th, 3)
+        out += pl * p3.cond_moments(-TAIL_END, tl, th, 3)
     if pg > 0:
-        out += pg * p3.cond_moments(tu, np.inf, th, 3)
+        out += pg * p3.cond_moments(tu, TAIL_END, th, 3)
     return out / (pl + pg)
 
 
@@ -53,7 +56,7 @@ def _censored_jacobian(th, tl: float, tu: float, shares: tuple[float, float]) ->
     where the chain has no value."""
     pl, pg = shares
     out = np.zeros((3, 3))
-    for p, (a, b) in ((pl, (-np.inf, tl)), (pg, (tu, np.inf))):
+    for p, (a, b) in ((pl, (-TAIL_END, tl)), (pg, (tu, TAIL_END))):
         if p <= 0:
             continue
         J = p3.cond_moments_jacobian(a, b, th, central=True)
@@ -79,8 +82,9 @@ def determinant_ratio(m, groups: Sequence[tuple[float, float, float]]) -> float:
     dfde = np.array([[1.0, 0.0, 0.0], [-2 * mu, 1.0, 0.0], [3 * mu * mu / s**3, -3 * mu / s**3, 1 / s**3]])
     J = np.zeros((3, 3))
     for nk, tl, tu in groups:
-        pl = 0.0 if tl == -np.inf else float(p3.cdf(tl, th0))
-        pg = 0.0 if tu == np.inf else 1.0 - float(p3.cdf(tu, th0))
+        tl, tu = max(tl, -TAIL_END), min(tu, TAIL_END)
+        pl = float(p3.cdf(tl, th0))
+        pg = 1.0 - float(p3.cdf(tu, th0))
         pick = pl + pg
         if pick > 1e-10:
             E0 = _censored_moments(th0, tl, tu, (pl, pg))

@@ -73,7 +73,6 @@ _NOISE = (
 KNOWN_GAPS: dict[str, str] = {
     "06328100.00": "measured: at_site_skew: 0.00021 > 0.000169 (PeakFQ's row-order spread 0.000169). near-zero at-site skew (-0.026, heavily censored): beyond the Fortran's own row-order spread 1.69e-4; not traced",
     "seed29": "measured: lower: 0.000706 > 0.000613 (PeakFQ's row-order spread 0.000613); upper: 0.000558 > 0.000482 (PeakFQ's row-order spread 0.000482). " + _NOISE,
-    "seed53": "measured: skew: 0.000121 > 0.0001; estimate: 0.000831 > 0.0002; lower: 0.00214 > 0.0002; upper: 0.000657 > 0.0002. 16 years with 52 of 64 censored, HWN: the same at-site moments give PeakFQ's determinant ratio W 0.051115 and ours 0.051091 (4.7e-4; W is small, so the regional years move); not traced further",
     "seed79": "measured: lower: 0.00209 > 0.000571 (PeakFQ's row-order spread 0.000571); upper: 0.000249 > 0.0002. " + _NOISE,
     "seed111": "measured: lower: 0.0023 > 0.00146 (PeakFQ's row-order spread 0.00146); upper: 0.000726 > 0.000453 (PeakFQ's row-order spread 0.000453). " + _NOISE,
     "seed120": "measured: lower: 0.000333 > 0.000303 (PeakFQ's row-order spread 0.000303). " + _NOISE,
