@@ -145,11 +145,11 @@ def central_jacobian(mn) -> np.ndarray:
     ])
 
 
-def cond_moments_jacobian(a: float, b: float, m) -> np.ndarray | None:
+def cond_moments_jacobian(a: float, b: float, m, *, central: bool = False) -> np.ndarray | None:
     """d E[X^j | a < X < b] / d(E X, E X^2, E X^3), j = 1..3, the interval held fixed, by PeakFQ's analytic chain:
     the truncated gamma moments' derivatives in the origin, shape and scale (its incomplete gamma and the shape
     derivative of :mod:`~aquascope_core.methods.b17c_gamma`), then the parameters' derivatives in the moments.
-    None where the interval holds no probability."""
+    ``central``: the derivatives in (M, S2, G) instead. None where the interval holds no probability."""
     M, S2, G = (float(v) for v in m)
     s = math.sqrt(S2)
     alpha = 4.0 / (G * G)
@@ -204,5 +204,5 @@ def cond_moments_jacobian(a: float, b: float, m) -> np.ndarray | None:
     dp = np.array([[1.0, -1.0 / (G * s), 2.0 * s / G**2],
                    [0.0, 0.0, -8.0 / G**3],
                    [0.0, G / (4.0 * s), s / 2.0]])
-    out = D @ dp @ central_jacobian(to_noncentral(m))
+    out = D @ dp if central else D @ dp @ central_jacobian(to_noncentral(m))
     return out if np.all(np.isfinite(out)) else None

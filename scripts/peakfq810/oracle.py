@@ -15,6 +15,7 @@ import hashlib
 import importlib.util
 import json
 import os
+import random
 import shutil
 import subprocess
 import sys
@@ -24,7 +25,24 @@ from typing import Any, Iterable, Mapping
 
 REPO = Path(__file__).resolve().parents[2]
 ENV_DIR = "PEAKFQ810_DIR"
-ROW_ORDERS = ("chronological", "systematic_first")
+#: The orders the oracle's rows are given in: PeakFQ's own (chronological), the systematic peaks first (the order of
+#: the published goldens), reversed, and three seeded permutations. EMA's answer does not depend on the order; the
+#: Fortran's moves with it on ill-conditioned records, which measures how far its answer is defined there.
+ROW_ORDERS = ("chronological", "systematic_first", "reverse", "shuffle1", "shuffle2", "shuffle3")
+#: A call that runs longer than this (seconds) is ended and reported as an error (some permutations of a record
+#: with a near-zero skew keep the Fortran's EMA iteration going for minutes).
+CALL_TIMEOUT = 60.0
+
+
+def order_rows(driver, rows: list, how: str) -> list:
+    """The rows in order ``how`` (one of :data:`ROW_ORDERS`)."""
+    if how == "reverse":
+        return list(reversed(rows))
+    if how.startswith("shuffle") and how[7:].isdigit():
+        out = list(rows)
+        random.Random(int(how[7:])).shuffle(out)
+        return out
+    return driver.order_rows(rows, how)
 
 
 class OracleUnavailable(RuntimeError):
@@ -126,7 +144,7 @@ class Oracle:
         if len(rows) < 10 or n_exact < 8:
             raise d.OracleError(f"PeakFQ 8.1.0 drops sites with < 10 rows or < 8 exact peaks "
                                 f"(rows {len(rows)}, exact {n_exact})")
-        rows = d.order_rows(rows, row_order)
+        rows = order_rows(d, rows, row_order)
         skew_opt, rg, rgmse = d.skew_settings(opts)
         lo_method, lo_thresh = d.lo_settings(opts)
         a, method = d.emafit_inputs(rows, lo_thresh, log10)
@@ -139,9 +157,10 @@ class Oracle:
                 "log10": opts.get("log10", "cr"), "row_order": row_order, "warnings": warnings}
         return rows, a, meta
 
-    def call_many(self, args: list[dict], workers: int = 2) -> list[dict]:
+    def call_many(self, args: list[dict], workers: int = 2, timeout: float | None = None) -> list[dict]:
         """emafitpr on each argument set, in ``workers`` child processes at a time: a result dict, or
-        ``{"error": ...}`` for an input on which the Fortran stopped (the batch resumes after it)."""
+        ``{"error": ...}`` for an input on which the Fortran stopped or ran longer than ``timeout`` seconds (the
+        batch resumes after it)."""
         results: list[dict | None] = [None] * len(args)
         with tempfile.TemporaryDirectory() as td:
             todo = [list(range(k, len(args), workers)) for k in range(workers)]
@@ -157,7 +176,7 @@ class Oracle:
                          str(fout)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)))
                 todo = []
                 for idx, fout, proc in procs:
-                    out, err = proc.communicate()
+                    out, err = self._wait(proc, fout, timeout)
                     got = [json.loads(ln) for ln in fout.read_text().splitlines() if ln.strip()]
                     for i, r in zip(idx, got):
                         results[i] = r
@@ -168,8 +187,27 @@ class Oracle:
                             todo.append(idx[len(got) + 1:])
         return results  # type: ignore[return-value]
 
-    def run_many(self, records: Iterable[Mapping[str, Any]], row_orders: Iterable[str] = ("chronological",)
-                 ) -> list[dict[str, dict]]:
+    @staticmethod
+    def _wait(proc, fout: Path, timeout: float | None) -> tuple[str, str]:
+        """Wait for a child; with ``timeout``, end it when no result line has come for that long."""
+        if timeout is None:
+            return proc.communicate()
+        import time
+        seen, since = 0, time.monotonic()
+        while True:
+            try:
+                return proc.communicate(timeout=1.0)
+            except subprocess.TimeoutExpired:
+                n = fout.read_text().count("\n")
+                if n != seen:
+                    seen, since = n, time.monotonic()
+                elif time.monotonic() - since > timeout:
+                    proc.kill()
+                    out, err = proc.communicate()
+                    return out, f"no answer in {timeout:.0f} s (ended)"
+
+    def run_many(self, records: Iterable[Mapping[str, Any]], row_orders: Iterable[str] = ("chronological",),
+                 timeout: float | None = None) -> list[dict[str, dict]]:
         """For each record, ``{row_order: driver result (or {"error"})}``; all calls in one batch."""
         records = list(records)
         orders = list(row_orders)
@@ -183,7 +221,7 @@ class Oracle:
                     continue
                 jobs.append(a)
                 slots.append((i, o, rows, a["aeps"], meta))
-        for (i, o, rows, aeps, meta), f in zip(slots, self.call_many(jobs)):
+        for (i, o, rows, aeps, meta), f in zip(slots, self.call_many(jobs, timeout=timeout)):
             out[i][o] = f if "error" in f else self.driver.assemble(f, rows, aeps, meta)
         return out
 

@@ -28,9 +28,11 @@ def test_watstore_and_psf_uploads_give_a_report_that_reads_like_peakfq(tmp_path)
     report = (out / "report.md").read_text()
     # the station named by the WATSTORE N card, its 100-year flood and limits as PeakFQ 8.1.0 gives them (its Fortran:
     # 22,959.17 [17,903.37, 32,590.35] in its own row order, 22,959.39 [17,903.45, 32,590.70] in the golden's); the
-    # estimate is printed at the report's one precision for the design value (three figures)
+    # estimate is printed at the report's one precision for the design value (three figures); the upper limit, between
+    # those two of PeakFQ's (the record's at-site skew is defined to ~3e-4), prints as either's 32,590 or 32,591
     assert "BIG SANDY RIVER AT BRUCETON, TN" in report
-    assert "| 0.0100 | 100 | 23,000 | 0.0057 | 17,903 | 32,590 |" in report
+    assert ("| 0.0100 | 100 | 23,000 | 0.0057 | 17,903 | 32,590 |" in report
+            or "| 0.0100 | 100 | 23,000 | 0.0057 | 17,903 | 32,591 |" in report)
     assert "| EMA with regional skew | 3.7175 | 0.2910 | -0.156 |" in report
     assert "| 0.007 | 0.0944 | ADJE | -0.5 | 0.3025 | -0.156 | 0.0719 | weighted | HWN | 1.000 |" in report
     assert "Annual frequency curve: discharges at PeakFQ's exceedance probabilities" in report
