@@ -91,29 +91,35 @@ class _Payloads:
         writes = (w[2] for w in tup.pending_writes or ())
         return {v[MARK] for v in (*values, *writes) if _is_ref(v)}
 
-    def _missing(self, tup: Any) -> list[str]:
+    def _known(self, tup: Any) -> tuple[dict[str, tuple[str, bytes]], list[str]]:
+        """The payloads ``tup`` references that the cache holds (copied under its lock, so another thread's
+        eviction cannot take them away before they are read), and the digests to fetch."""
         if tup is None:
-            return []
+            return {}, []
         cache = self._payload_cache()
-        return sorted(d for d in self._digests(tup) if d not in cache)
+        with _CACHE_LOCK:
+            known = {d: cache[d] for d in self._digests(tup) if d in cache}
+        return known, sorted(d for d in self._digests(tup) if d not in known)
 
-    def _found(self, rows: Iterable[Any]) -> None:
-        self._stored((digest, typ, bytes(zdata)) for digest, typ, zdata in rows)
+    def _found(self, rows: Iterable[Any], known: dict[str, tuple[str, bytes]]) -> None:
+        rows = [(digest, typ, bytes(zdata)) for digest, typ, zdata in rows]
+        known.update((digest, (typ, zdata)) for digest, typ, zdata in rows)
+        self._stored(rows)
 
-    def _value(self, value: Any) -> Any:
+    def _value(self, value: Any, known: Mapping[str, tuple[str, bytes]]) -> Any:
         if not _is_ref(value):
             return value
-        got = self._payload_cache().get(value[MARK])
+        got = known.get(value[MARK])
         if got is None:
             raise LookupError(f"checkpoint payload {value[MARK]} is missing from the checkpointer's database")
         return self.serde.loads_typed((got[0], zlib.decompress(got[1])))
 
-    def _resolved(self, tup: Any) -> Any:
+    def _resolved(self, tup: Any, known: Mapping[str, tuple[str, bytes]]) -> Any:
         if tup is None:
             return None
         values = tup.checkpoint.get("channel_values") or {}
-        checkpoint = {**tup.checkpoint, "channel_values": {k: self._value(v) for k, v in values.items()}}
-        writes = [(t, ch, self._value(v)) for t, ch, v in tup.pending_writes or ()]
+        checkpoint = {**tup.checkpoint, "channel_values": {k: self._value(v, known) for k, v in values.items()}}
+        writes = [(t, ch, self._value(v, known)) for t, ch, v in tup.pending_writes or ()]
         return tup._replace(checkpoint=checkpoint, pending_writes=writes)
 
 
@@ -131,10 +137,10 @@ class _KeepSync(_Payloads):
         return super().put_writes(config, writes, task_id, task_path)
 
     def _load(self, tup):
-        missing = self._missing(tup)
+        known, missing = self._known(tup)
         if missing:
-            self._found(self._fetch(missing))
-        return self._resolved(tup)
+            self._found(self._fetch(missing), known)
+        return self._resolved(tup, known)
 
     def get_tuple(self, config):
         return self._load(super().get_tuple(config))
@@ -159,10 +165,10 @@ class _KeepAsync(_Payloads):
         return await super().aput_writes(config, writes, task_id, task_path)
 
     async def _aload(self, tup):
-        missing = self._missing(tup)
+        known, missing = self._known(tup)
         if missing:
-            self._found(await self._afetch(missing))
-        return self._resolved(tup)
+            self._found(await self._afetch(missing), known)
+        return self._resolved(tup, known)
 
     async def aget_tuple(self, config):
         return await self._aload(await super().aget_tuple(config))

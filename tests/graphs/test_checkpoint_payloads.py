@@ -102,3 +102,28 @@ def test_the_async_sqlite_saver_keeps_payloads_too(tmp_path):
     con = sqlite3.connect(db)
     assert con.execute("SELECT COUNT(*) FROM payloads").fetchone()[0] == 1
     con.close()
+
+
+class Many(TypedDict, total=False):
+    a: dict
+    b: dict
+    c: dict
+
+
+def test_a_checkpoint_with_more_payloads_than_the_cache_holds_is_read_whole(tmp_path, monkeypatch):
+    # The reader resolves from what it fetched, not from the shared cache, which other threads (or a checkpoint
+    # with more large values than it holds) may evict between the fetch and the read.
+    import graphs.checkpoint_payloads as cp
+
+    monkeypatch.setattr(cp, "_CACHE_ENTRIES", 1)
+    g = StateGraph(Many)
+    g.add_node("one", lambda s: {"a": {"k": ["a"] * 600}, "b": {"k": ["b"] * 600}, "c": {"k": ["c"] * 600}})
+    g.add_edge(START, "one")
+    g.add_edge("one", END)
+    db = tmp_path / "cp.sqlite"
+    config = {"configurable": {"thread_id": "t"}}
+    with open_checkpointer(f"sqlite:///{db}") as saver:
+        g.compile(checkpointer=saver).invoke({}, config)
+    with open_checkpointer(f"sqlite:///{db}") as saver:  # nothing cached: all three fetched at once
+        values = g.compile(checkpointer=saver).get_state(config).values
+    assert [values[k]["k"][0] for k in "abc"] == ["a", "b", "c"] and len(values["c"]["k"]) == 600
