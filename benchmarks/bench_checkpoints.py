@@ -15,7 +15,6 @@ import argparse
 import collections
 import contextlib
 import os
-import shutil
 import sqlite3
 import subprocess
 import sys
@@ -76,37 +75,12 @@ def sqlite_report(home: Path) -> None:
 
 @contextlib.contextmanager
 def throwaway_postgres():
+    """A PostgreSQL server on a free loopback port for the run (the hosting benchmark's, tests/graphs/hosting.py)."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from tests.graphs.pg_server import _as_user, _bin, free_port
+    from tests.graphs.hosting import postgres
 
-    import pwd
-
-    initdb, pg_ctl = _bin("initdb"), _bin("pg_ctl")
-    if not initdb or not pg_ctl:
-        sys.exit("PostgreSQL server binaries (initdb, pg_ctl) are not installed")
-    user = None
-    if os.geteuid() == 0:
-        pwd.getpwnam("postgres")
-        user = "postgres"
-    tmp = Path(tempfile.mkdtemp(prefix="aq-pg-bench-"))
-    if user:
-        shutil.chown(tmp, user=user)
-    data, port = tmp / "data", free_port()
-    subprocess.run(_as_user([initdb, "-D", str(data), "-U", "aq", "--auth=trust", "-E", "UTF8", "--no-sync"], user),
-                   check=True, capture_output=True, timeout=60)
-    opts = f"-c listen_addresses=127.0.0.1 -p {port} -k {tmp} -c fsync=off"
-    subprocess.run(_as_user([pg_ctl, "-D", str(data), "-o", opts, "-l", str(tmp / "log"), "-w", "-t", "30", "start"],
-                            user), check=True, capture_output=True, timeout=60)
-    try:
-        import psycopg
-
-        with psycopg.connect(f"postgresql://aq@127.0.0.1:{port}/postgres", autocommit=True) as conn:
-            conn.execute("CREATE DATABASE aquascope")
-        yield f"postgresql://aq@127.0.0.1:{port}/aquascope"
-    finally:
-        subprocess.run(_as_user([pg_ctl, "-D", str(data), "-m", "immediate", "-w", "-t", "30", "stop"], user),
-                       capture_output=True, timeout=60)
-        shutil.rmtree(tmp, ignore_errors=True)
+    with postgres(("aquascope",)) as dbs:
+        yield dbs["aquascope"]
 
 
 def postgres_size(url: str) -> int:
