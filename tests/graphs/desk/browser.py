@@ -90,3 +90,9 @@ def check_page(driver: Any, *, error_expected: bool = False) -> None:
     if not error_expected:
         assert not errors, "unexpected error: " + " | ".join(e.text for e in errors)
     assert driver.find_element("css selector", "main#main")
+
+
+def alert_text(driver: Any, timeout: float = 60) -> str:
+    """The page's error message once the page answering a form shows it (the answer may take a while under load)."""
+    return wait_for(driver, lambda d: d.find_element("css selector", "[role=alert]").text, timeout,
+                    "the page's error message", reload=False)

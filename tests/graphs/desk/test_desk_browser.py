@@ -23,7 +23,7 @@ from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support.ui import Select  # noqa: E402
 
-from tests.graphs.desk.browser import check_page, chromium, chromium_paths, screenshot, wait_for  # noqa: E402
+from tests.graphs.desk.browser import alert_text, check_page, chromium, chromium_paths, screenshot, wait_for  # noqa: E402
 from tests.graphs.lg_server import langgraph_dev  # noqa: E402
 
 ALICE, BOB = "alice-desk-token-0123456789", "bob-desk-token-9876543210"
@@ -100,7 +100,7 @@ def test_a_reviewer_runs_a_flood_study_at_the_desk_and_another_user_sees_none_of
         assert d.switch_to.active_element.text == "Sign in"  # and the next stop is the button
         screenshot(d, shots, "01-sign-in")
         d.find_element(By.ID, "token").send_keys("not-a-token" + Keys.ENTER)
-        err = d.find_element(By.CSS_SELECTOR, "[role=alert]").text
+        err = alert_text(d)
         assert "does not know that token" in err, err
         screenshot(d, shots, "02-sign-in-refused")
         _sign_in(d, url, ALICE)
@@ -113,7 +113,7 @@ def test_a_reviewer_runs_a_flood_study_at_the_desk_and_another_user_sees_none_of
         d.find_element(By.ID, "lat").send_keys("north")
         d.find_element(By.ID, "lon").send_keys(SITE[1])
         d.find_element(By.CSS_SELECTOR, "form.grid button[type=submit]").click()
-        assert "latitude 'north' is not a number" in d.find_element(By.CSS_SELECTOR, "[role=alert]").text
+        assert "latitude 'north' is not a number" in alert_text(d)
         check_page(d, error_expected=True)
         lat = d.find_element(By.ID, "lat")
         lat.clear()
@@ -144,7 +144,7 @@ def test_a_reviewer_runs_a_flood_study_at_the_desk_and_another_user_sees_none_of
         boot.clear()
         boot.send_keys("many")
         d.find_element(By.CSS_SELECTOR, "button[value=approve]").click()
-        said = d.find_element(By.CSS_SELECTOR, "[role=alert]").text
+        said = alert_text(d)
         assert "argument 'n_bootstrap': 'many' is not a number" in said, said
         check_page(d, error_expected=True)
         assert d.find_element(By.ID, "arg-s3-n_bootstrap").get_attribute("value") == "1000"  # the plan unchanged
@@ -260,7 +260,7 @@ def test_a_reviewer_runs_a_flood_study_at_the_desk_and_another_user_sees_none_of
         assert "no studies yet" in d.find_element(By.TAG_NAME, "main").text
         assert tid not in d.page_source
         d.get(study_url)
-        assert "no such study among yours" in d.find_element(By.CSS_SELECTOR, "[role=alert]").text
+        assert "no such study among yours" in alert_text(d)
         assert "Flat Brook" not in d.page_source
         screenshot(d, shots, "11-other-user-not-found")
         d.get(study_url + "/files/report.docx?download=1")

@@ -20,7 +20,7 @@ pytest.importorskip("langgraph_api")
 
 from selenium.webdriver.common.by import By  # noqa: E402
 
-from tests.graphs.desk.browser import check_page, chromium, chromium_paths, screenshot, wait_for  # noqa: E402
+from tests.graphs.desk.browser import alert_text, check_page, chromium, chromium_paths, screenshot, wait_for  # noqa: E402
 from tests.graphs.desk.test_desk_browser import ALICE, SITE, _sdk_state, _sign_in  # noqa: E402
 from tests.graphs.lg_server import langgraph_dev  # noqa: E402
 
@@ -65,10 +65,10 @@ def test_the_crew_asks_for_data_and_the_reviewer_brings_a_file_or_goes_on_withou
 
         # -- nothing chosen, then a file the upload's checks refuse: errors in words, nothing sent
         d.find_element(By.CSS_SELECTOR, "#data-form button[value=send]").click()
-        assert "Nothing was sent" in d.find_element(By.CSS_SELECTOR, "[role=alert]").text
+        assert "Nothing was sent" in alert_text(d)
         d.find_element(By.ID, "data-file").send_keys(str(bad))
         d.find_element(By.CSS_SELECTOR, "#data-form button[value=send]").click()
-        err = d.find_element(By.CSS_SELECTOR, "[role=alert]").text
+        err = alert_text(d)
         assert "peaks_with_a_formula.csv was not added" in err and "text where numbers belong at line(s) 3" in err, err
         check_page(d, error_expected=True)
         screenshot(d, shots, "12-data-refused")
@@ -94,5 +94,5 @@ def test_the_crew_asks_for_data_and_the_reviewer_brings_a_file_or_goes_on_withou
         # -- the plan form without its check value (as another site would post it): refused in words
         d.execute_script("document.querySelector('form[action$=\"/plan\"] input[name=csrf]').remove()")
         d.find_element(By.CSS_SELECTOR, "button[value=decline]").click()
-        assert "came without its check value" in d.find_element(By.CSS_SELECTOR, "[role=alert]").text
+        assert "came without its check value" in alert_text(d)
         assert _sdk_state(url, ALICE, tid)["values"]["status"] != "declined"
