@@ -89,3 +89,14 @@ def langgraph_dev(folder: Path, env: dict[str, str] | None = None, config: Path 
                 pass
             proc.wait(timeout=5)
         log.close()
+
+
+async def http_status(coro) -> int:
+    """The HTTP status an sdk call ends with: 200 when it returns, else the status of its HTTPStatusError."""
+    import httpx
+
+    try:
+        await coro
+    except httpx.HTTPStatusError as exc:
+        return exc.response.status_code
+    return 200

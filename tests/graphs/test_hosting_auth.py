@@ -19,18 +19,11 @@ pytest.importorskip("langgraph_sdk")
 from langgraph_sdk import get_client  # noqa: E402
 
 from tests.graphs.hosting import PROBLEM, redis_server, servers  # noqa: E402
+from tests.graphs.lg_server import http_status as _status  # noqa: E402
 from tests.graphs.pg_server import postgres_url  # noqa: E402,F401 - the fixture
 
 ALICE, BOB = "alice-token-0123456789abcdef", "bob-token-fedcba9876543210"
 KEYS = {f: f"sk-proj-PLANTED{f.upper()}abcdefghijklmnop0123" for f in ("cfg", "meta", "req", "resume")}
-
-
-async def _status(coro) -> int:
-    try:
-        await coro
-    except httpx.HTTPStatusError as exc:
-        return exc.response.status_code
-    return 200
 
 
 async def _drive(url: str) -> dict:

@@ -14,18 +14,10 @@ pytest.importorskip("langgraph_api")
 
 from langgraph_sdk import get_client  # noqa: E402
 
-from tests.graphs.lg_server import langgraph_dev  # noqa: E402
+from tests.graphs.lg_server import http_status as _status, langgraph_dev  # noqa: E402
 
 TEXT = "Design flow for a road crossing, 100-year, at 41.10, -74.96"
 ALICE, BOB = "alice-token-0123456789abcdef", "bob-token-fedcba9876543210"
-
-
-async def _status(coro) -> int:
-    try:
-        await coro
-    except httpx.HTTPStatusError as exc:
-        return exc.response.status_code
-    return 200
 
 
 async def _drive(url: str) -> dict:
