@@ -193,10 +193,8 @@ class LiveHttp:
                                             + (f": {_reason(response)}" if response.content else ""),
                                             recovery="Check the station id, or list stations near the site.")
                 if status != 429 and status < 500:
-                    raise SourceError(f"{self.source}: {what} refused with HTTP {status}: {_reason(response)}",
-                                      recovery=("The service refused the query; the USGS does so when a query exceeds "
-                                                "its limits: ask for fewer sites or a shorter period."
-                                                if status == 403 else None))
+                    raise SourceError(f"{self.source}: {what} refused with HTTP {status}: {_reason(response)} "
+                                      f"(request: {response.request.url})", recovery=_refusal_recovery(status))
                 failure = f"HTTP {status}" + (f" ({_reason(response)})" if response.content else "")
                 wait = _retry_after(response)
                 if wait is not None and wait > self.max_wait_s:  # the USGS asks for tens of minutes once a key's quota is spent
@@ -221,12 +219,33 @@ class LiveHttp:
         return body, accessed
 
 
+def _refusal_recovery(status: int) -> str:
+    """What to do about a 4xx other than 404/429: the service's reason (in the message) names what it refused."""
+    if status == 403:
+        return ("The service refused the query; the USGS does so when a query exceeds its limits or the API key is "
+                "missing, expired or revoked: ask for fewer sites or a shorter period, or check the key.")
+    return ("The service refused the query as sent; its reason is quoted in the message. Change what it names "
+            "(a date outside its range, a station id, a variable or parameter it does not know) and try again; if the "
+            "query is right, the service's rules have changed: run offline on the records already held "
+            "(aquascope data) and report the message.")
+
+
+def _html_text(fragment: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", fragment)).strip()
+
+
 def _reason(response: httpx.Response) -> str:
     try:
         body = response.json()
-    except ValueError:  # a gateway's HTML page (502/504 in front of the API): its title, not its markup
-        title = re.search(r"<title>\s*(.*?)\s*</title>", response.text, re.I | re.S)
-        return title.group(1)[:200] if title else re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", response.text)).strip()[:200]
+    except ValueError:  # an HTML page (a gateway's 502/504, an application server's error report): title and heading
+        text = response.text
+        title = re.search(r"<title>(.*?)</title>", text, re.I | re.S)
+        heading = re.search(r"<h1[^>]*>(.*?)</h1>", text, re.I | re.S)
+        parts = [p for p in (_html_text(title.group(1)) if title else "", _html_text(heading.group(1)) if heading else "")
+                 if p]
+        if len(parts) == 2 and parts[1].startswith(parts[0]):  # "502 Bad Gateway" twice says it once
+            parts = parts[1:]
+        return ": ".join(parts)[:300] if parts else _html_text(text)[:200]
     if isinstance(body, dict):
         inner = body.get("error")
         if isinstance(inner, dict):  # the API gateway's {"error": {"code", "message"}}

@@ -6,6 +6,8 @@ the same envelope with the values a case needs (retries, gaps, a lists-of-differ
 
 from __future__ import annotations
 
+import re
+
 import httpx
 import pytest
 
@@ -193,3 +195,25 @@ def test_persistent_429_says_what_the_service_said(make_source):
     with pytest.raises(SourceError, match="HTTP 429 .Minutely API request limit exceeded") as err:
         src.fetch_series("era5:60.3900,5.3200", "precipitation", start="2025-01-15", end="2025-01-17")
     assert "aquascope data" in err.value.recovery
+
+
+# --- the ERA5 archive's own 400 bodies (fixtures/README.md): an unknown daily variable (open-meteo/open-meteo
+# issue #400) and a start date before the archive's first day (102 bytes, the size its recorder measured)
+
+def test_era5_archive_recorded_400s_name_the_problem_and_the_fix(make_source):
+    from recorded_answers import recorded
+
+    cases = [("open_meteo_archive_400_unknown_daily_variable.json", "1990-01-01",
+              "Cannot initialize Era5DailyWeatherVariable from invalid String value showers_sum for key"),
+             ("open_meteo_archive_400_start_date_out_of_range.json", "1939-01-01",
+              "Parameter 'start_date' is out of allowed range from 1940-01-01 to 2026-07-27")]
+    for name, start, reason in cases:
+        script = Script(status(400, recorded(name)))
+        src = make_source(OpenMeteoEra5Live, script, retries=3)
+        with pytest.raises(SourceError, match=re.escape(f"refused with HTTP 400: {reason}")) as err:
+            src.fetch_series("era5:60.3900,5.3200", "precipitation", start=start, end="1990-01-31")
+        assert len(script.requests) == 1 and src.sleeps == []  # a refusal is not retried
+        q = script.requests[0].url
+        assert q.host == "archive-api.open-meteo.com" and q.path == "/v1/archive" and q.params["start_date"] == start
+        assert "(request: https://archive-api.open-meteo.com/v1/archive?" in str(err.value)
+        assert "a date outside its range" in err.value.recovery

@@ -138,6 +138,46 @@ def test_403_for_a_query_over_the_limits_and_a_gateway_html_502(make_source):
         src.fetch_series("05427718", "discharge")
 
 
+def _printed_ogc_error(name: str) -> tuple[int, dict[str, str]]:
+    """(status, body) of an OGC error printed by the USGS client: ``"<status>: <code>. <description>."``, the form its
+    ``_json_error_detail`` gives the service's ``{"code", "description"}`` envelope (the body itself was not printed)."""
+    status, rest = recorded(name).strip().split(": ", 1)
+    code, description = rest.split(". ", 1)
+    return int(status), {"code": code, "description": description.rstrip(".")}
+
+
+def test_recorded_400_from_the_daily_collection_names_the_problem_and_the_fix(make_source):
+    """HTTP 400 the live ``daily`` collection answered in June 2026 to a ``properties`` list naming ``id``
+    (DOI-USGS/dataretrieval-python pull request #323, fixtures/README.md). Not retried; the service's code and
+    description reach the user with the request and what to do."""
+    code, body = _printed_ogc_error("usgs_ogc_400_unknown_properties.txt")
+    assert (code, body) == (400, {"code": "InvalidParameterValue", "description": "unknown properties specified"})
+    script = Script(httpx.Response(code, json=body))
+    src = make_source(UsgsLive, script, retries=3)
+    with pytest.raises(SourceError, match=r"refused with HTTP 400: InvalidParameterValue: unknown properties "
+                                          r"specified \(request: https://api.waterdata.usgs.gov/ogcapi/v0/collections/"
+                                          r"daily/items\?") as err:
+        src.fetch_series("05427718", "discharge", start="2025-10-01", end="2025-10-31")
+    assert len(script.requests) == 1 and src.sleeps == []
+    assert "Change what it names" in err.value.recovery and "aquascope data" in err.value.recovery
+
+
+def test_recorded_nwis_503_error_report_is_retried_and_its_heading_named(make_source):
+    """The 503 page the NWIS host (nwis.waterdata.usgs.gov/nwis/, the peak file's host) sent in August 2024
+    (DOI-USGS/dataretrieval-python issue #154, trimmed after its heading; fixtures/README.md). Its title is only
+    "Error report": the heading, which says what happened and whom to contact, is what the user is shown."""
+    empty = {"type": "FeatureCollection", "features": [], "numberReturned": 0, "links": []}
+    page = recorded("nwis_503_error_report_trimmed.html")
+    script = Script(ok(empty), httpx.Response(503, text=page, headers={"Content-Type": "text/html;charset=utf-8"}))
+    src = make_source(UsgsLive, script, retries=1)
+    with pytest.raises(SourceError, match=r"failed after 2 attempt\(s\): HTTP 503 \(Error report: HTTP Status 503 - "
+                                          r"Service unavailable please try again later or contact "
+                                          r"gs-w_support_nwisweb@usgs.gov. server=\[caas01\]\)") as err:
+        src.fetch_series("01594440", "peak_discharge")
+    assert [r.url.path for r in script.requests] == ["/ogcapi/v0/collections/peaks/items", "/nwis/peak", "/nwis/peak"]
+    assert src.sleeps == [1.0] and "Try again later" in err.value.recovery
+
+
 def test_5xx_then_success_timeout_and_malformed(make_source):
     script = Script(httpx.Response(503, text=""), ok(recorded("usgs_ogc_daily_05427718.json")))
     src = make_source(UsgsLive, script)
