@@ -10,6 +10,10 @@ backoff (``backoff_s * 2**attempt``), honouring ``Retry-After`` (seconds or an H
 spent, as its own client's maintainers note) ends the request at once with the wait named, not a sleep. Successful JSON answers are cached on disk under ``$AQUASCOPE_HOME/cache/<source>/``
 (default ``~/.aquascope/cache``), keyed by the URL and its parameters, with the time they were
 retrieved; that time is the ``accessed`` of the provenance row.
+
+A 4xx other than 404 and 429 is a refusal and is not retried: the message quotes the service's reason (a JSON
+``reason``/``description``/``message`` with its ``code``, or an HTML page's title and heading, as the recorded
+answers in tests/core/data/live/fixtures have them) and the request, and the recovery says what to change.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ from aquascope_core import __version__
 from aquascope_core.errors import DataNotFoundError, SourceError
 from aquascope_core.result import utc_now
 
-__all__ = ["LiveHttp", "live_enabled", "cache_root", "USER_AGENT", "LIVE_ENV"]
+__all__ = ["LiveHttp", "live_enabled", "cache_root", "refusal_recovery", "USER_AGENT", "LIVE_ENV"]
 
 logger = logging.getLogger(__name__)
 
@@ -194,7 +198,7 @@ class LiveHttp:
                                             recovery="Check the station id, or list stations near the site.")
                 if status != 429 and status < 500:
                     raise SourceError(f"{self.source}: {what} refused with HTTP {status}: {_reason(response)} "
-                                      f"(request: {response.request.url})", recovery=_refusal_recovery(status))
+                                      f"(request: {response.request.url})", recovery=refusal_recovery(status))
                 failure = f"HTTP {status}" + (f" ({_reason(response)})" if response.content else "")
                 wait = _retry_after(response)
                 if wait is not None and wait > self.max_wait_s:  # the USGS asks for tens of minutes once a key's quota is spent
@@ -219,7 +223,7 @@ class LiveHttp:
         return body, accessed
 
 
-def _refusal_recovery(status: int) -> str:
+def refusal_recovery(status: int) -> str:
     """What to do about a 4xx other than 404/429: the service's reason (in the message) names what it refused."""
     if status == 403:
         return ("The service refused the query; the USGS does so when a query exceeds its limits or the API key is "

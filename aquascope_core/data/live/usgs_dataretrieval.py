@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from aquascope_core.data.live.http import refusal_recovery
 from aquascope_core.errors import DataNotFoundError, SourceError
 from aquascope_core.result import utc_now
 
@@ -48,9 +49,12 @@ def daily_features(base_url: str, site: str, lo: str, hi: str) -> tuple[list[dic
             frame, _ = waterdata.get_daily(monitoring_location_id=f"USGS-{site}", parameter_code="00060",
                                            statistic_id="00003", time=f"{lo}/{hi}", skip_geometry=True)
     except Exception as exc:  # noqa: BLE001 - the client's error tree is its own; one clear sentence here
-        if "404" in str(exc):
+        status = getattr(exc, "status_code", None)  # the client's errors carry the HTTP status and whether to retry
+        if status == 404 or (status is None and "404" in str(exc)):
             raise DataNotFoundError(f"usgs_live (dataretrieval): daily discharge at USGS-{site} not found") from None
-        raise SourceError(f"usgs_live (dataretrieval): daily discharge at USGS-{site} failed: {exc}") from None
+        refused = isinstance(status, int) and 400 <= status < 500 and status != 429 and not getattr(exc, "retryable", False)
+        raise SourceError(f"usgs_live (dataretrieval): daily discharge at USGS-{site} failed: {exc}",
+                          recovery=refusal_recovery(status) if refused else None) from None
     accessed = utc_now()
     feats = []
     for row in frame.to_dict("records"):

@@ -83,3 +83,53 @@ def test_the_opt_in_holds_for_the_dataretrieval_engine_too(monkeypatch, tmp_path
 
     with pytest.raises(SourceError, match="AQUASCOPE_LIVE=1"):
         src.fetch_series("05427718", "discharge")
+
+
+@pytest.fixture
+def refusing_service():
+    """A server on 127.0.0.1 answering every request with the recorded 400 (fixtures/README.md), its
+    ``{"code", "description"}`` envelope rebuilt from the message the USGS client printed."""
+    status, rest = (FIXTURES / "usgs_ogc_400_unknown_properties.txt").read_text().strip().split(": ", 1)
+    code, description = rest.split(". ", 1)
+    body = json.dumps({"code": code, "description": description.rstrip(".")}).encode()
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *a):
+            pass
+
+        def do_GET(self):  # noqa: N802
+            self.send_response(int(status))
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    t = threading.Thread(target=server.serve_forever, daemon=True)
+    t.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        t.join(timeout=5)
+
+
+def test_both_engines_surface_the_recorded_400(refusing_service, live_env, tmp_path):
+    """The USGS client turns the rebuilt body back into exactly the line it printed from the live service (so the
+    rebuild matches what was sent as far as the client reads it); the adapter's own client names the same code
+    and description, the request, and what to do."""
+    from aquascope_core.errors import SourceError
+
+    printed = (FIXTURES / "usgs_ogc_400_unknown_properties.txt").read_text().strip()
+    messages = {}
+    for engine in ("aquascope", "dataretrieval"):
+        src = UsgsLive(live=True, engine=engine, base_url=f"{refusing_service}/ogcapi/v0", cache_dir=tmp_path / engine,
+                       retries=0)
+        with pytest.raises(SourceError) as err:
+            src.fetch_series("05427718", "discharge", start="2025-10-01", end="2025-10-31")
+        messages[engine] = err.value
+    assert printed + "." in str(messages["dataretrieval"]), str(messages["dataretrieval"])
+    ours = messages["aquascope"]
+    assert "refused with HTTP 400: InvalidParameterValue: unknown properties specified (request: " in str(ours)
+    assert "Change what it names" in ours.recovery and messages["dataretrieval"].recovery == ours.recovery
