@@ -173,28 +173,32 @@ def test_era5_recorded_answer_in_local_days_is_refused(make_source):
     assert script.requests[0].url.params["timezone"] == "GMT"
 
 
-# Open-Meteo's 429 body: the reason as a public project printed it from the service's answer (the Python
-# client's repr of the decoded JSON, fixtures/README.md), in the {"error", "reason"} envelope of the recorded
-# 400 body. Whether the service also sends Retry-After was not found recorded: one case each.
-RATE_LIMITED = {"error": True, "reason": "Minutely API request limit exceeded. Please try again in one minute."}
+# Open-Meteo's 429 bodies as the archive sent them, byte for byte (fixtures/README.md: 94 and 95 bytes, the sizes
+# their recorder measured). Whether the service also sends Retry-After was not found recorded: one case each.
+def _rate_limited(which: str = "minutely", **headers: str) -> httpx.Response:
+    from recorded_answers import FIXTURES
+
+    raw = (FIXTURES / f"open_meteo_archive_429_{which}.json").read_bytes()
+    return httpx.Response(429, content=raw, headers={"Content-Type": "application/json", **headers})
 
 
 def test_429_with_and_without_retry_after_then_the_recorded_answer(make_source):
     from recorded_answers import recorded
 
     answer = recorded("open_meteo_era5_archive_bergen_max_min_precip.json")
-    script = Script(httpx.Response(429, json=RATE_LIMITED, headers={"Retry-After": "60"}),
-                    httpx.Response(429, json=RATE_LIMITED), ok(answer))
+    script = Script(_rate_limited(**{"Retry-After": "60"}), _rate_limited(), ok(answer))
     src = make_source(OpenMeteoEra5Live, script)
     s = src.fetch_series("era5:60.3900,5.3200", "precipitation", start="2025-01-15", end="2025-01-17")
     assert s.tolist() == [13.2, 5.6, 4.0] and src.sleeps == [60.0, 2.0] and len(script.requests) == 3
 
 
 def test_persistent_429_says_what_the_service_said(make_source):
-    src = make_source(OpenMeteoEra5Live, Script(httpx.Response(429, json=RATE_LIMITED)), retries=1)
-    with pytest.raises(SourceError, match="HTTP 429 .Minutely API request limit exceeded") as err:
-        src.fetch_series("era5:60.3900,5.3200", "precipitation", start="2025-01-15", end="2025-01-17")
-    assert "aquascope data" in err.value.recovery
+    for which, said in (("minutely", "Minutely API request limit exceeded. Please try again in one minute."),
+                        ("hourly", "Hourly API request limit exceeded. Please try again in the next hour.")):
+        src = make_source(OpenMeteoEra5Live, Script(_rate_limited(which)), retries=1, use_cache=False)
+        with pytest.raises(SourceError, match=re.escape(f"failed after 2 attempt(s): HTTP 429 ({said})")) as err:
+            src.fetch_series("era5:60.3900,5.3200", "precipitation", start="2025-01-15", end="2025-01-17")
+        assert "aquascope data" in err.value.recovery
 
 
 # --- the ERA5 archive's own 400 bodies (fixtures/README.md): an unknown daily variable (open-meteo/open-meteo
