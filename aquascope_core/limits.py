@@ -253,11 +253,24 @@ def check_brief(text: Any, *, what: str = "the problem text") -> str:
 
 
 def check_run_input(inp: Any, *, what: str = "the run's input") -> None:
-    """The graph's input (the state form or chat messages): its nesting, and every text a user typed in it
-    (``request.text``, ``request.follow_up``, a message's content) through :func:`check_brief`."""
+    """The graph's input (the state form or chat messages): its nesting, every text a user typed in it
+    (``request.text``, ``request.follow_up``, a message's content) through :func:`check_brief`, and the bytes of
+    the uploads it carries inline (``tables``, each and together) through :func:`check_upload_bytes`, all before
+    the first checkpoint stores them."""
     if not isinstance(inp, Mapping):
         return
     check_depth(inp, what=what)
+    tables = inp.get("tables")
+    if isinstance(tables, Mapping):
+        total = 0
+        for name, entry in tables.items():
+            original = entry.get("original") if isinstance(entry, Mapping) else None
+            data = original.get("data") if isinstance(original, Mapping) else None
+            if isinstance(data, (str, bytes)):
+                size = len(data) * 3 // 4 if original.get("encoding") == "base64" else len(data)
+                check_upload_bytes(size, what=f"the upload {str(name)[:80]!r} in the run's input")
+                total += size
+        check_upload_bytes(total, what="the uploads in the run's input together")
     request = inp.get("request")
     if isinstance(request, Mapping):
         for key in ("text", "follow_up", "question"):
