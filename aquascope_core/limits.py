@@ -8,7 +8,8 @@ can make a study run for minutes or take gigabytes:
 - YAML (a study file, an edit): size, depth, number of aliases, and no tags beyond plain YAML; every value
   JSON-safe (a date becomes its ISO text; binary data and sets are refused with their line) (:func:`load_yaml`); JSON and nested dicts: depth (:func:`check_depth`).
 - Uploads: bytes, rows, columns and cells (:func:`check_upload_bytes`, :func:`check_table_shape`); an XLSX
-  sheet's real extent, read in read-only mode, not the dimension it claims.
+  sheet's real extent, read in read-only mode, not the dimension it claims; an XLSX archive's unpacked size
+  (:func:`check_unpacked_bytes`, so a small zip cannot unpack to gigabytes).
 - The brief, follow-ups and answers: characters (:data:`MAX_TEXT_CHARS`) and the longest run of digits
   (:data:`MAX_NUMBER_DIGITS`), through :func:`check_brief`, which every face calls first (the CLI, the Python
   Studio and solve, the graph's input, the MCP tools, the server) so a hostile brief is refused in milliseconds,
@@ -27,7 +28,7 @@ from aquascope_core.errors import InputError
 
 __all__ = ["LimitError", "load_yaml", "check_depth", "check_upload_bytes", "check_table_shape", "check_text",
            "argument_errors", "check_arguments", "check_brief", "check_run_input", "MAX_NUMBER_DIGITS", "MAX_YAML_BYTES", "MAX_YAML_DEPTH", "MAX_YAML_ALIASES",
-           "MAX_UPLOAD_BYTES", "MAX_ROWS", "MAX_COLUMNS", "MAX_CELLS", "MAX_TEXT_CHARS", "MAX_LIST_ITEMS",
+           "MAX_UPLOAD_BYTES", "MAX_UNPACKED_BYTES", "MAX_UNPACKED_WHOLE_BYTES", "check_unpacked_bytes", "MAX_ROWS", "MAX_COLUMNS", "MAX_CELLS", "MAX_TEXT_CHARS", "MAX_LIST_ITEMS",
            "MAX_RETURN_PERIODS", "MAX_RETURN_PERIOD", "MAX_BOOTSTRAP", "MAX_DEPTH"]
 
 MAX_YAML_BYTES = 5_000_000
@@ -35,6 +36,8 @@ MAX_YAML_DEPTH = 40
 MAX_YAML_ALIASES = 200
 MAX_DEPTH = 60                 # nesting of any dict/list a caller hands in (a study dict, a workspace)
 MAX_UPLOAD_BYTES = 50_000_000
+MAX_UNPACKED_BYTES = 1_000_000_000  # an XLSX's sheets unpacked (streamed: MAX_CELLS cells at ~200 bytes of XML)
+MAX_UNPACKED_WHOLE_BYTES = 100_000_000  # its other parts (shared strings, styles), which the reader holds whole
 MAX_ROWS = 1_000_000           # 2,700 years of daily values, 114 years of hourly ones
 MAX_COLUMNS = 500
 MAX_CELLS = 5_000_000
@@ -197,6 +200,18 @@ def check_upload_bytes(size: int, *, what: str = "the upload") -> None:
                          recovery="Upload the columns and years the study needs, or a daily (not finer) record.")
 
 
+def check_unpacked_bytes(sheets: int, others: int, *, what: str = "the archive") -> None:
+    """An archive's parts as they unpack (the sizes its directory declares, where the reader stops): its sheets,
+    which are streamed, and the other parts, which a reader holds whole."""
+    fix = "Save the sheet the study needs as CSV, or as an ordinary workbook."
+    if sheets > MAX_UNPACKED_BYTES:
+        raise LimitError(f"{what}'s sheets unpacked size in bytes", sheets, "MAX_UNPACKED_BYTES", MAX_UNPACKED_BYTES,
+                         recovery=fix)
+    if others > MAX_UNPACKED_WHOLE_BYTES:
+        raise LimitError(f"{what}'s other parts (shared strings, styles) unpacked size in bytes", others,
+                         "MAX_UNPACKED_WHOLE_BYTES", MAX_UNPACKED_WHOLE_BYTES, recovery=fix)
+
+
 def check_table_shape(rows: int, columns: int, *, what: str = "the table", header: bool = True) -> None:
     """``rows`` counts every row read; with ``header`` the first may be the header, which MAX_ROWS does not count
     (a table of exactly MAX_ROWS data rows and its header fits)."""
@@ -238,11 +253,24 @@ def check_brief(text: Any, *, what: str = "the problem text") -> str:
 
 
 def check_run_input(inp: Any, *, what: str = "the run's input") -> None:
-    """The graph's input (the state form or chat messages): its nesting, and every text a user typed in it
-    (``request.text``, ``request.follow_up``, a message's content) through :func:`check_brief`."""
+    """The graph's input (the state form or chat messages): its nesting, every text a user typed in it
+    (``request.text``, ``request.follow_up``, a message's content) through :func:`check_brief`, and the bytes of
+    the uploads it carries inline (``tables``, each and together) through :func:`check_upload_bytes`, all before
+    the first checkpoint stores them."""
     if not isinstance(inp, Mapping):
         return
     check_depth(inp, what=what)
+    tables = inp.get("tables")
+    if isinstance(tables, Mapping):
+        total = 0
+        for name, entry in tables.items():
+            original = entry.get("original") if isinstance(entry, Mapping) else None
+            data = original.get("data") if isinstance(original, Mapping) else None
+            if isinstance(data, (str, bytes)):
+                size = len(data) * 3 // 4 if original.get("encoding") == "base64" else len(data)
+                check_upload_bytes(size, what=f"the upload {str(name)[:80]!r} in the run's input")
+                total += size
+        check_upload_bytes(total, what="the uploads in the run's input together")
     request = inp.get("request")
     if isinstance(request, Mapping):
         for key in ("text", "follow_up", "question"):

@@ -147,12 +147,16 @@ def text_table(raw: bytes, warnings: list[str]) -> Table:
 def xlsx_table(raw: bytes) -> Table:
     import openpyxl  # only here: reading spreadsheets is optional work
 
+    # before openpyxl opens the workbook: its read-only sheets parse every row of a sheet that declares no extent
+    # just to size it (a million rows: a minute), so the bounds are checked on the XML first
+    for member, title in _sheet_members(raw):
+        _xml_count(raw, member, f"sheet {title!r}")
     try:
         wb = openpyxl.load_workbook(io.BytesIO(raw), read_only=True, data_only=True)
     except Exception as exc:  # noqa: BLE001 - any failure of the reader is the file's problem
         raise _refuse(f"the XLSX file cannot be read ({type(exc).__name__}: {exc})") from None
     try:
-        return _first_sheet(wb, raw)
+        return _first_sheet(wb)
     except InputError:
         raise
     except Exception as exc:  # noqa: BLE001 - read-only mode parses the sheet's XML as it goes: a broken sheet is the file's
@@ -215,11 +219,49 @@ def _xml_count(raw: bytes, member: str | None, what: str) -> None:
                                         "MAX_CELLS", limits.MAX_CELLS)
 
 
-def _first_sheet(wb: Any, raw: bytes | None = None) -> Table:
+def _sheet_members(raw: bytes) -> list[tuple[str, str]]:
+    """(zip member, sheet title) of every worksheet part in the archive, titled from the workbook's small index
+    parts (xl/workbook.xml and its relationships) where they name it; [] when the archive cannot be read (the
+    reader then reports what is wrong with the file). LimitError when the parts unpack to more than
+    MAX_UNPACKED_BYTES (sheets) or MAX_UNPACKED_WHOLE_BYTES (the parts openpyxl reads whole)."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(raw)) as zf:
+            names = zf.namelist()
+            sizes = [(_is_sheet(i.filename), i.file_size) for i in zf.infolist()]
+            limits.check_unpacked_bytes(sum(n for sheet, n in sizes if sheet), sum(n for sheet, n in sizes if not sheet),
+                                        what="the XLSX file")
+            parts = {n: zf.read(n) for n in ("xl/workbook.xml", "xl/_rels/workbook.xml.rels") if n in names}
+    except (zipfile.BadZipFile, OSError):
+        return []
+    targets = {}
+    for m in re.finditer(rb"<(?:\w+:)?Relationship\b[^>]*>", parts.get("xl/_rels/workbook.xml.rels", b"")):
+        rid, target = _attr(m.group(0), b"Id"), _attr(m.group(0), b"Target")
+        if rid and target:
+            path = target.lstrip("/")
+            targets[rid] = path if path.startswith("xl/") else "xl/" + path
+    titles = {}
+    for m in re.finditer(rb"<(?:\w+:)?sheet\b[^>]*>", parts.get("xl/workbook.xml", b"")):
+        name, rid = _attr(m.group(0), b"name"), _attr(m.group(0), b"id", prefixed=True)
+        if name is not None and rid in targets:
+            titles[targets[rid]] = name
+    return [(n, titles.get(n, n)) for n in names if _is_sheet(n)]
+
+
+def _is_sheet(name: str) -> bool:
+    return "worksheets/" in name and name.endswith(".xml") and "_rels/" not in name
+
+
+def _attr(tag: bytes, name: bytes, *, prefixed: bool = False) -> str | None:
+    """The value of attribute ``name`` of an XML start tag, unescaped (``prefixed``: in a namespace, as r:id)."""
+    import html
+
+    m = re.search(rb"\s" + (rb"\w+:" if prefixed else b"") + re.escape(name) + rb"""\s*=\s*(?:"([^"]*)"|'([^']*)')""", tag)
+    return html.unescape((m.group(1) if m.group(1) is not None else m.group(2)).decode("utf-8", "replace")) if m else None
+
+
+def _first_sheet(wb: Any) -> Table:
     """The first sheet holding any value, within the limits on rows and columns."""
     for ws in wb.worksheets:
-        if raw is not None:
-            _xml_count(raw, getattr(ws, "_worksheet_path", None), f"sheet {ws.title!r}")
         rows, lines = [], []
         # the sheet's real extent, not the dimension it claims (a claimed A1:XFD1048576 would be iterated whole)
         if hasattr(ws, "reset_dimensions"):
