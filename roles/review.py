@@ -163,7 +163,7 @@ def apply_review_edit(ws: Workspace, edits: Any) -> tuple[list[str], list[dict[s
         candidate.problem = {**(candidate.problem or {}), "params": dict(intake)}
     after = {**candidate.to_dict(), "plan": plan}
     changes = plan_changes(before, after)
-    steps = {s["id"]: s for s in after.get("steps") or []}
+    steps = {s["id"]: s for s in [*(before.get("steps") or []), *(after.get("steps") or [])]}  # a dropped one too
     # the steps the edit changed beyond what the intake re-rendered say so in the methodology
     own = changes
     if regenerated:  # what the playbook would not have written for this intake is the reviewer's own change

@@ -185,12 +185,34 @@ def test_the_recorded_decisions_replay_the_reviewers_choices(crew):
     # the dropped trend test is no longer described: its methodology line went with it, the rest stayed
     methodology = texts(final["study"]["plan"]["methodology"])
     assert not any("Mann-Kendall" in m for m in methodology), methodology
-    assert any("step s4 (trend_test) dropped" in m for m in methodology)
+    assert any("step s4 (Trend in the annual maxima) dropped" in m for m in methodology)
     assert sum(m.startswith(("Read the daily", "Take the maximum", "Fit a generalized", "Estimate return levels",
                              "Accept the 50-year")) for m in methodology) == 5
     section = next(s for s in final["report"]["sections"] if s["id"] == "methodology")
     assert "Mann-Kendall" not in section["text"] and "50-year" in section["text"]
     assert texts(ws.study["plan"]["methodology"]) == methodology  # the replay rewrites it the same way
+
+
+@pytest.mark.slow
+def test_a_plan_edit_that_drops_spei_rewrites_the_reports_methods(crew):
+    """Through the graph at the Leaf River: the plan interrupt, an edit dropping the SPEI step, then the report's
+    Methods section, which no longer describes SPEI (its P - PET, log-logistic line) and still describes SPI."""
+    graph, ctx = crew
+    cfg = {"configurable": {"thread_id": "t-drought-drop"}}
+    list(graph.stream({"site": {"lat": 31.7069, "lon": -89.4069}, "request": {"text": "Is the catchment in drought?"}},
+                      cfg, context=ctx))
+    snap = graph.get_state(cfg)
+    intr = snap.interrupts[0].value[0]
+    assert snap.next == ("review",) and intr["action_request"]["action"] == "approve_plan"
+    assert "log-logistic" in intr["description"] or "log-logistic" in str(intr["action_request"]["args"])
+    edit = {"type": "edit", "args": {"action": "approve_plan", "args": {"drop": ["s3"]}}}
+    list(graph.stream(Command(resume=[edit]), cfg, context=ctx))
+    values = graph.get_state(cfg).values
+    assert values["status"] == "done" and "s3" not in values["run"]["results"]
+    section = next(s for s in values["report"]["sections"] if s["id"] == "methodology")["text"]
+    assert "log-logistic" not in section and "P - PET" not in section and "(SPEI)" not in section, section
+    assert "two-parameter gamma distribution" in section and "(SSI)" in section
+    assert "step s3 (Standardized Precipitation Evapotranspiration Index) dropped" in section
 
 
 def test_a_dropped_steps_methodology_goes_with_it_and_only_its():

@@ -93,6 +93,19 @@ def test_a_composed_plan_runs_with_its_author_and_reasons_and_invented_numbers_a
         ("Take the maximum of the dail", ["s2"])]
     assert [d["reason"] for d in plan["prose_dropped"][1:]] == [
         "the line names no step of the plan", "the line names no step of the plan (it names ['s7'])"]
+    # an edit of the composed plan rewrites the model's lines through their links: the gates moved to the 50-year
+    # flood, so the line that quoted the 100-year quantile is written again from its step, the others stay
+    from aquascope_core.workspace import Workspace
+    from roles.review import apply_review_edit
+
+    ws = Workspace.from_dict(r.workspace)
+    gates = [{**g, "return_period": 50} if "return_period" in g else g for g in r.study.step("s3").expects]
+    assert apply_review_edit(ws, {"steps": {"s3": {"expects": gates}}})[0] == []
+    edited = [m for m in ws.study["plan"]["methodology"] if m.get("kind") != "review"]
+    assert [m["steps"] for m in edited] == [["s1"], ["s3"], ["s2"]]
+    assert edited[0]["text"] == "Read the gauge record." and edited[2]["text"].startswith("Take the maximum")
+    assert edited[1]["text"].startswith("Flood frequency analysis: ") and "read at the 50-year return period" in \
+        edited[1]["text"] and "100-year" not in edited[1]["text"]
     assert plan["caveats"] and plan["citations"]  # kept from the playbook whatever the model wrote
     assert r.run.ok and r.report["written_by"]["summary"] == "model"
     text = render_markdown(r.report) + json.dumps([r.answer, r.report["key_numbers"], r.workspace["findings"]["findings"]])
