@@ -70,14 +70,38 @@ PLANS = [
     ("supply_reliability", *FLAT_BROOK, {"demand": 0.5}, None, "run_of_river"),
     ("ungauged_flow", 40.826389, -75.0825, {"area_km2": 11745.6}, None, "transfer"),
     ("irrigation_feasibility", *LEAF, {"crop": "maize", "area_ha": 50, "planting_month": 4}, None, "pet_record"),
+    ("ungauged_flow", 31.866667, -89.5475, {"area_km2": 442.9, "flows": ["mean_flow", "low_flows", "baseflow_index"]},
+     None, "rainfall_runoff"),
+    # the user's tables, made by the playbook tests' own helpers
+    ("flood_risk", *FLAT_BROOK, {"return_period": 25}, "flood_short", "short_record"),
+    ("groundwater_decline", 50.55, 9.68, {}, "well", "short_record"),
+    ("water_quality", 53.36, -113.73, {}, "devon", "index"),
+    ("water_quality", 53.36, -113.73, {}, "devon_guidelines", "exceedances"),
+    ("water_quality", 45.48, -71.50, {}, "au_saumon", "trend"),
 ]
+
+
+def tables_for(name: str | None) -> dict | None:
+    if name is None:
+        return None
+    if name == "flood_short":
+        from tests.playbooks.test_flood_risk_branches import SHORT
+        return SHORT
+    if name == "well":
+        from tests.playbooks.test_groundwater_decline import well_csv
+        return {"schwingbach_well.csv": well_csv()}
+    from tests.playbooks.test_water_quality import au_saumon_readings, devon_long
+    return {"devon": {"devon_1997.csv": devon_long()}, "devon_guidelines": {"devon_1997.csv": devon_long(objectives=False)},
+            "au_saumon": {"au_saumon_t.csv": au_saumon_readings("air temperature")}}[name]
 
 
 @pytest.mark.parametrize("playbook,lat,lon,intake,tables,branch", PLANS, ids=[f"{p[0]}-{p[-1]}" for p in PLANS])
 def test_each_optional_step_dropped_takes_its_lines_and_only_those(playbook, lat, lon, intake, tables, branch):
-    ws = plan_ws(playbook, lat, lon, intake, tables)
+    ws = plan_ws(playbook, lat, lon, intake, tables_for(tables))
     before = ws.study
     assert before["plan"]["branch"] == branch
+    ids = {st["id"] for st in before["steps"]}
+    assert all(isinstance(m, dict) and set(m["steps"]) <= ids for m in before["plan"]["methodology"])
     for st in before["steps"]:
         if not st.get("optional"):
             continue
