@@ -237,7 +237,10 @@ def follow(lines: Iterable[Any], source: Iterable[Any], target: Iterable[Any], *
             review.append(moved)
             continue
         if moved.get("template"):
-            moved["text"] = fill(moved["template"], tgt)
+            try:
+                moved["text"] = fill(moved["template"], tgt)
+            except InputError:  # the edit took away a value the line quotes: the step says what it now does
+                moved = step_line(tgt[moved["steps"][0]])
         elif len(moved["steps"]) == 1:
             sid = moved["steps"][0]
             if _quotes_changed(moved["text"], src.get(sid) or prev.get(sid), tgt[sid]):

@@ -201,9 +201,13 @@ def _validate_methodology(lines: Any, sids: Sequence[Any], where: str) -> list[s
         if unknown:
             errors.append(f"{where}: methodology line {i} names steps {unknown}, which the branch does not have "
                           f"({', '.join(map(str, sids))})")
-        quoted = [m.group("id") for m in STEP_REF.finditer(item["say"]) if m.group("id") not in item["steps"]]
-        if quoted:
-            errors.append(f"{where}: methodology line {i} quotes steps {quoted} it does not name in its steps")
+        quoted = {m.group("id") for m in STEP_REF.finditer(item["say"])}
+        if quoted - set(item["steps"]):
+            errors.append(f"{where}: methodology line {i} quotes steps {sorted(quoted - set(item['steps']))} it does "
+                          "not name in its steps")
+        elif quoted and len(item["steps"]) > 1:  # the line must go or re-render with the one step it quotes
+            errors.append(f"{where}: methodology line {i} quotes a step's values, so it names that step alone "
+                          f"(it names {item['steps']})")
     return errors
 
 

@@ -150,12 +150,23 @@ def test_a_playbook_line_must_name_the_steps_it_describes():
     pb = playbooks.load("drought_status")
     branch = pb["branches"][0]
     branch["methodology"] = ["A bare line.", {"say": "Quotes {{ steps.s2.arguments.days }}.", "steps": ["s1"]},
-                             {"say": "Names a step it lacks.", "steps": ["s9"]}]
+                             {"say": "Names a step it lacks.", "steps": ["s9"]},
+                             {"say": "Quotes {{ steps.s2.arguments.days }}.", "steps": ["s1", "s2"]}]
     errors = playbooks.validate(pb)
     assert any("methodology line 1 must be {say: <text>, steps: [" in e for e in errors)
     assert any("methodology line 2 quotes steps ['s2'] it does not name" in e for e in errors)
     assert any("methodology line 3 names steps ['s9'], which the branch does not have" in e for e in errors)
+    assert any("methodology line 4 quotes a step's values, so it names that step alone" in e for e in errors)
     assert not playbooks.validate(playbooks.load("drought_status"))
+
+
+def test_a_quoted_value_the_edit_took_away_gives_the_steps_own_line():
+    steps = [{"id": "s2", "tool": "standardized_precipitation_index", "title": "SPI",
+              "expects": [{"check": "min_years", "value": 30, "path": "record_years"}]}]
+    lines = [methodology.line("At least {{ steps.s2.expects[0].value }} years.", ["s2"], {"s2": steps[0]})]
+    assert lines[0]["text"] == "At least 30 years."
+    after = methodology.follow(lines, steps, [{**steps[0], "expects": []}])  # the gate it quoted is gone
+    assert after[0]["steps"] == ["s2"] and after[0]["text"].startswith("SPI: Standardized Precipitation Index")
 
 
 def test_legacy_lines_are_read_as_unlinked():
