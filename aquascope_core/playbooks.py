@@ -27,6 +27,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from aquascope_core import methodology
 from aquascope_core.errors import DeclinedError, InputError, PlaybookError
 from aquascope_core.paths import PathError, get_path
 
@@ -167,6 +168,7 @@ def validate(pb: Any) -> list[str]:
         sids = [s.get("id") for s in steps if isinstance(s, Mapping)]
         if len(set(sids)) != len(sids) or None in sids:
             errors.append(f"branch {bid}: every step needs its own id")
+        errors += _validate_methodology(b.get("methodology", []) or [], sids, f"branch {bid}")
     for d in pb.get("declines", []) or []:
         if not isinstance(d, Mapping) or "say" not in d:
             errors.append(f"a decline needs 'say': {d!r}")
@@ -179,6 +181,33 @@ def validate(pb: Any) -> list[str]:
             errors += _validate_conditions(c.get("when", []), "caveat")
         elif not isinstance(c, str):
             errors.append(f"a caveat is a string or {{say, when}}: {c!r}")
+    return errors
+
+
+def _validate_methodology(lines: Any, sids: Sequence[Any], where: str) -> list[str]:
+    """Every methodology line names the steps it describes (``steps: []`` for the overall approach), and quotes
+    (``{{ steps.<id>.<path> }}``) only the steps it names."""
+    from aquascope_core.methodology import STEP_REF
+
+    if not isinstance(lines, list):
+        return [f"{where}: methodology must be a list of lines"]
+    errors = []
+    for i, item in enumerate(lines, 1):
+        if not isinstance(item, Mapping) or not isinstance(item.get("say"), str) or not isinstance(item.get("steps"), list):
+            errors.append(f"{where}: methodology line {i} must be {{say: <text>, steps: [<ids of the steps it "
+                          f"describes>]}} (steps: [] for the overall approach), got {str(item)[:60]!r}")
+            continue
+        unknown = [s for s in item["steps"] if s not in sids]
+        if unknown:
+            errors.append(f"{where}: methodology line {i} names steps {unknown}, which the branch does not have "
+                          f"({', '.join(map(str, sids))})")
+        quoted = {m.group("id") for m in STEP_REF.finditer(item["say"])}
+        if quoted - set(item["steps"]):
+            errors.append(f"{where}: methodology line {i} quotes steps {sorted(quoted - set(item['steps']))} it does "
+                          "not name in its steps")
+        elif quoted and len(item["steps"]) > 1:  # the line must go or re-render with the one step it quotes
+            errors.append(f"{where}: methodology line {i} quotes a step's values, so it names that step alone "
+                          f"(it names {item['steps']})")
     return errors
 
 
@@ -486,24 +515,25 @@ def _fmt(value: Any) -> str:
     return str(value)
 
 
-def render(obj: Any, scope: Mapping[str, Any]) -> Any:
-    """Fill ``{{ path }}`` placeholders from ``scope``; ``{{ result.* }}`` is left for the runner."""
+def render(obj: Any, scope: Mapping[str, Any], *, keep: tuple[str, ...] = ("result.",)) -> Any:
+    """Fill ``{{ path }}`` placeholders from ``scope``; ``{{ result.* }}`` is left for the runner (and any other
+    prefix in ``keep``: a methodology line's ``steps.*``, filled from the plan's steps)."""
     if isinstance(obj, str):
         whole = _PLACEHOLDER.fullmatch(obj.strip())
-        if whole and not whole.group("expr").startswith("result."):
+        if whole and not whole.group("expr").startswith(keep):
             return _value(whole.group("expr"), scope)
 
         def sub(m: re.Match) -> str:
             expr = m.group("expr")
-            if expr.startswith("result."):
+            if expr.startswith(keep):
                 return m.group(0)
             return _fmt(_value(expr, scope))
 
         return _PLACEHOLDER.sub(sub, obj)
     if isinstance(obj, Mapping):
-        return {k: render(v, scope) for k, v in obj.items()}
+        return {k: render(v, scope, keep=keep) for k, v in obj.items()}
     if isinstance(obj, list):
-        return [render(v, scope) for v in obj]
+        return [render(v, scope, keep=keep) for v in obj]
     return obj
 
 
@@ -637,7 +667,9 @@ def plan(playbook: str | Mapping[str, Any], recon: Mapping[str, Any], intake: Ma
         "objective": render(branch.get("objective") or pb.get("objective", ""), scope),  # a branch may ask another question
         "decision": render(branch["decision"], scope) if branch.get("decision") else (
             intake.get("decision") or render(pb.get("decision", ""), scope)),
-        "methodology": render(list(branch.get("methodology", [])), scope),
+        # each line linked to the steps it describes; the lines of a step the site cannot serve are left out
+        "methodology": methodology.lines_for(render(list(branch.get("methodology", [])), scope,
+                                                    keep=("result.", "steps.")), steps),
         "assumptions": render(list(branch.get("assumptions", [])), scope),
         "alternatives": render(list(branch.get("alternatives", [])), scope),
         "limitations_expected": render(list(branch.get("limitations_expected", [])), scope),
@@ -775,9 +807,14 @@ def add_companion(study: Any, playbook: str, recon: Mapping[str, Any], intake: M
     p = study.plan
     p.setdefault("companions", []).append({"playbook": playbook, "branch": comp.plan["branch"],
                                            "steps": [s.id for s in new]})
+    rename = {**{s.id.removeprefix(f"{playbook}_"): s.id for s in new},
+              **{k.removeprefix(f"{playbook}_"): v for k, v in same.items()}}
+    comp_lines = methodology.prefixed(comp.plan.get("methodology") or [], rename)
     for key in ("methodology", "assumptions", "limitations_expected", "caveats", "citations", "notes"):
-        for item in comp.plan.get(key) or []:
-            if item not in (p.get(key) or []):
+        items = comp_lines if key == "methodology" else comp.plan.get(key) or []
+        have = [methodology.text(x) for x in p.get(key) or []] if key == "methodology" else p.get(key) or []
+        for item in items:
+            if (methodology.text(item) if key == "methodology" else item) not in have:
                 p.setdefault(key, []).append(item)
     errors = validate_plan(study, site=_site_context(recon, intake or {}))
     if errors:

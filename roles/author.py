@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from aquascope_core import __version__
+from aquascope_core import __version__, methodology
 from aquascope_core.study import Study
 from aquascope_core.textsafe import md_inline, md_prose
 from aquascope_core.verify import round_prose, verify
@@ -138,7 +138,7 @@ def _methodology(ws: Workspace) -> dict[str, Any]:
     lines = []
     if plan.get("rationale"):
         lines += [plan["rationale"], ""]
-    lines += [f"{i}. {m}" for i, m in enumerate(plan.get("methodology") or [], 1)]
+    lines += [f"{i}. {m}" for i, m in enumerate(methodology.texts(plan.get("methodology")), 1)]
     if plan.get("assumptions"):
         lines += ["", "**Assumptions.**", ""] + [f"- {a}" for a in plan["assumptions"]]
     if plan.get("alternatives"):

@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from typing import Any, Iterable, Mapping
 
+from aquascope_core.methodology import texts
+
 __all__ = ["split_citations", "cite_key", "is_whole", "references", "data_reference", "primary_method_reference",
            "retrieval_note"]
 
@@ -134,7 +136,7 @@ def references(plan: Mapping[str, Any], results: Mapping[str, Mapping[str, Any]]
                 seen.add(key)
                 refs.append(c)
 
-    method_text = " ".join(str(x) for x in (plan.get("methodology") or [])) + " " + str(plan.get("rationale") or "")
+    method_text = " ".join(texts(plan.get("methodology"))) + " " + str(plan.get("rationale") or "")
     for c in plan.get("citations") or []:
         for work in split_citations(str(c)):
             if _named_in(work, method_text):

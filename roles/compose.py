@@ -13,6 +13,9 @@ What the model wrote is never trusted as written:
 - any other error goes back to the model once, with the errors (one repair);
 - sentences of the plan's prose whose numbers neither the plan's arguments and gates, the brief nor the
   site hold are dropped;
+- each methodology line names the steps it describes (``{"text", "steps"}``); a line naming no step of the plan
+  is refused (recorded in ``prose_dropped``), and a step no line describes is described by the playbook's line
+  for a step of the same tool, else by its catalogue line (:mod:`aquascope_core.methodology`);
 - what the model may not change is taken from the playbook's plan: the playbook and branch, the station,
   the site context, the caveats and the citations.
 
@@ -25,6 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+from aquascope_core import methodology
 from aquascope_core.catalogue import TOOLS, compact, validate_step
 from aquascope_core.gates import CHECKS
 from aquascope_core.study import STEP_FIELDS, Study
@@ -75,7 +79,10 @@ def methodologist_payload(brief: Mapping[str, Any], recon: Mapping[str, Any], in
         "gate_checks": sorted(CHECKS),
         "playbook_plan": draft,
         "request": request,
-        "reply_shape": {"objective": "str", "methodology": ["str"], "assumptions": ["str"],
+        "reply_shape": {"objective": "str",
+                        "methodology": [{"text": "one sentence or two of the method",
+                                         "steps": ["the ids of the steps the line describes"]}],
+                        "assumptions": ["str"],
                         "steps": [{"id": "s1", "tool": "a catalogue id", "title": "str", "arguments": {},
                                    "rationale": "why this step is there", "expects": [{"check": "a gate check"}],
                                    "depends_on": ["earlier ids"], "method": "a registry id the tool applies",
@@ -115,6 +122,8 @@ def coerce_plan_reply(obj: Any) -> dict[str, Any]:
         if k == "objective":
             if isinstance(v, str) and v.strip():
                 out[k] = v.strip()
+        elif k == "methodology" and isinstance(v, list):  # linked lines are checked against the steps later
+            out[k] = [x for x in v if isinstance(x, Mapping) or isinstance(x, (str, int, float)) and str(x).strip()]
         elif isinstance(v, list):
             out[k] = [str(x) for x in v if isinstance(x, (str, int, float)) and str(x).strip()]
     return out
@@ -162,24 +171,54 @@ def _prose_pool(tree: Study | None, steps: list[dict[str, Any]], brief: Mapping[
     return number_pool(tree.to_dict() if tree else None, steps, defaults, brief.get("intake"), recon.get("context"))
 
 
+def _checked_words(words: str, field: str, pool: set[float], dropped: list[dict[str, Any]]) -> str:
+    good = []
+    for sent in sentences(words):
+        res = verify(sent, pool)
+        if res["ok"]:
+            good.append(sent)
+        else:
+            dropped.append({"field": field, "sentence": sent, "numbers": [u["number"] for u in res["unmatched"]]})
+    return " ".join(good)
+
+
+def _checked_methodology(raw: Any, steps: list[dict[str, Any]], pool: set[float], dropped: list[dict[str, Any]],
+                         tree: Study | None) -> list[Any]:
+    """The model's methodology lines linked to the plan's steps (a line naming none is refused), their numbers
+    checked; the steps no line describes get the playbook's line for a step of the same tool, else their
+    catalogue line. With no usable line, the playbook's methodology follows the composed steps."""
+    ids = [str(s["id"]) for s in steps]
+    lines = []
+    for item in raw or []:
+        words = methodology.text(item).strip()
+        named = methodology.links(item) or []
+        known = [s for s in named if s in ids]
+        if not known:
+            dropped.append({"field": "methodology", "sentence": words,
+                            "reason": "the line names no step of the plan" + (f" (it names {named})" if named else "")})
+            continue
+        good = _checked_words(words, "methodology", pool, dropped)
+        if good:
+            lines.append(methodology.line(good, known))
+    tree_lines = methodology.follow((tree.plan.get("methodology") or []) if tree else [],
+                                    tree.steps if tree else [], steps, previous=[])
+    if not lines:
+        return tree_lines
+    described = {s for item in lines for s in methodology.links(item) or []}
+    return lines + [item for item in tree_lines if methodology.links(item)
+                    and not set(methodology.links(item)) & described]
+
+
 def _checked_prose(reply: Mapping[str, Any], pool: set[float], dropped: list[dict[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for k in _PROSE_FIELDS:
+        if k == "methodology":
+            continue
         v = reply.get(k)
         if v is None:
             continue
         items = [v] if isinstance(v, str) else list(v)
-        kept = []
-        for item in items:
-            good = []
-            for sent in sentences(item):
-                res = verify(sent, pool)
-                if res["ok"]:
-                    good.append(sent)
-                else:
-                    dropped.append({"field": k, "sentence": sent, "numbers": [u["number"] for u in res["unmatched"]]})
-            if good:
-                kept.append(" ".join(good))
+        kept = [good for good in (_checked_words(item, k, pool, dropped) for item in items) if good]
         if kept:
             out[k] = kept[0] if isinstance(v, str) else kept
     return out
@@ -223,12 +262,14 @@ def compose(model: Any, ws: Any, *, role: str, system: str, brief: Mapping[str, 
             return Composition(None, errors=state.get("errors") or ["the model's reply could not be used"],
                                notes=state.get("notes") or [])
     dropped: list[dict[str, Any]] = []
-    prose = _checked_prose(checked, _prose_pool(tree, checked["steps"], brief, recon), dropped)
+    pool = _prose_pool(tree, checked["steps"], brief, recon)
+    prose = _checked_prose(checked, pool, dropped)
+    prose["methodology"] = _checked_methodology(checked.get("methodology"), checked["steps"], pool, dropped, tree)
     base = tree.to_dict() if tree else {"version": 3, "problem": {"kind": brief.get("playbook")}, "plan": {}}
     plan = {k: v for k, v in (base.get("plan") or {}).items() if k in _KEPT_FROM_TREE}
     tree_plan = base.get("plan") or {}
     for k in _PROSE_FIELDS:
-        plan[k] = prose.get(k) or tree_plan.get(k) or ([] if k != "objective" else "")
+        plan[k] = prose.get(k) or (tree_plan.get(k) if k != "methodology" else None) or ([] if k != "objective" else "")
     plan["alternatives"] = list(tree_plan.get("alternatives") or []) + (
         [{"method": f"the playbook's own plan ({tree_plan.get('branch_label') or tree_plan.get('branch')})",
           "why_not": "a plan was composed for the data at hand and validated; the playbook's plan is kept as the "

@@ -35,7 +35,8 @@ METHODOLOGIST_SYSTEM = (
     "(a later step reads an earlier result as \"{{ result.s1.path }}\" and lists s1 in depends_on), the gates its "
     "result must pass, the registry method it applies, and a rationale saying why the step is there. Use only "
     "tools, arguments, methods and gate checks from the JSON. Write no result: numbers in your prose may only be "
-    "arguments, gate values or figures given to you. Reply with one JSON object of the shape in reply_shape."
+    "arguments, gate values or figures given to you. Each methodology line names the ids of the steps it "
+    "describes. Reply with one JSON object of the shape in reply_shape."
 )
 
 CRITIC_SYSTEM = (
@@ -77,7 +78,9 @@ REPLY_SCHEMAS = {
         "intake": {"type": "object"}, "questions": {"type": "array", "items": {"type": "string"}, "maxItems": 3}},
         "required": ["intake"]},
     "methodologist": {"type": "object", "properties": {
-        "objective": {"type": "string"}, "methodology": {"type": "array", "items": {"type": "string"}},
+        "objective": {"type": "string"}, "methodology": {"type": "array", "items": {"type": "object", "properties": {
+            "text": {"type": "string"}, "steps": {"type": "array", "minItems": 1, "items": {"type": "string"}}},
+            "required": ["text", "steps"]}},
         "assumptions": {"type": "array", "items": {"type": "string"}},
         "steps": {"type": "array", "minItems": 1, "items": {"type": "object", "properties": {
             "id": {"type": "string"}, "tool": {"type": "string"}, "title": {"type": "string"},

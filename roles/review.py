@@ -4,10 +4,11 @@
   ``{"study": {...}}``, ``{"steps": {...}}`` and ``{"drop": [...]}`` change the plan itself), validates the
   result against the catalogue and its gates, and regenerates the plan's text (objective, decision,
   methodology, ...) from the edited plan: the intake the edited steps carry (a gate's ``return_period``)
-  re-renders the playbook's text, and each changed argument gets a methodology line in words. A step the edit
-  drops takes its methodology lines with it (:func:`drop_step_lines`): a line is the dropped step's when its
-  words point to that step's description (its title, rationale, tool and methods) at least twice as strongly
-  as to any kept step's.
+  re-renders the playbook's text. The methodology follows the edit through the link each line carries to the
+  steps it describes (:func:`aquascope_core.methodology.follow`): a dropped step's lines go, a changed argument
+  re-renders the lines that quote it, an added step gets its own line; a line recording the edit (kind
+  ``review``) says what the reviewer changed. Plain-string lines of a study written before the link are
+  unlinked: they stay (a playbook's plan has them regenerated, linked, from the playbook on its first edit).
 - :func:`plan_changes` lists what an edit changed, field by field (the decision record's ``changes``).
 - :func:`record_decision` appends {kind, by, at, changes, ...} to ``study.plan.decisions``: the study file
   carries the human choices, so a replay with no model reproduces them (:func:`replay_decisions`).
@@ -16,17 +17,16 @@
 from __future__ import annotations
 
 import copy
-import re
 from typing import Any, Mapping
 
-from aquascope_core import playbooks
+from aquascope_core import methodology, playbooks
 from aquascope_core.catalogue import validate_plan
 from aquascope_core.errors import AquascopeError
 from aquascope_core.result import utc_now
 from aquascope_core.study import Study
 from aquascope_core.workspace import Workspace
 
-__all__ = ["apply_review_edit", "plan_changes", "record_decision", "replay_decisions", "drop_step_lines", "TEXT_FIELDS"]
+__all__ = ["apply_review_edit", "plan_changes", "record_decision", "replay_decisions", "TEXT_FIELDS"]
 
 # the plan's words that follow the plan (regenerated after an edit)
 TEXT_FIELDS = ("objective", "decision", "rationale", "methodology", "assumptions", "alternatives",
@@ -64,54 +64,6 @@ def plan_changes(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[di
     for key in sorted(set(b_int) | set(a_int)):
         if b_int.get(key) != a_int.get(key):
             out.append({"intake": key, "from": b_int.get(key), "to": a_int.get(key)})
-    return out
-
-
-_WORD = re.compile(r"[a-z][a-z']{3,}")
-_COMMON = frozenset("""with from that this than each which their there these those into only when where what
-    under over also same both more most less very such must will would should could have been being about after
-    before between every other record records series value values data daily mean flow flows year years annual
-    step steps test read take""".split())
-
-
-def _vocabulary(text: str) -> set[str]:
-    return {w.rstrip("'").rstrip("s") for w in _WORD.findall(text.lower())} - _COMMON
-
-
-def _step_text(step: Mapping[str, Any]) -> str:
-    from aquascope_core.catalogue import TOOLS
-    from aquascope_core.registry import METHODS
-
-    spec = TOOLS.get(step.get("tool") or "")
-    methods = [*(spec.methods if spec else ()), *([step["method"]] if step.get("method") else [])]
-    labels = [METHODS[m].label for m in methods if m in METHODS]
-    return " ".join([str(step.get("title") or ""), str(step.get("rationale") or ""), str(step.get("tool") or ""),
-                     spec.purpose if spec else "", *labels]).replace("_", " ")
-
-
-def _scores(line: str, vocab: Mapping[str, set[str]]) -> dict[str, float]:
-    """How much of ``line`` each step's description accounts for: its words, each weighted by 1 / the number of
-    steps that use it (a word every step uses says nothing)."""
-    words = _vocabulary(line)
-    share = {w: sum(w in v for v in vocab.values()) for w in words}
-    return {sid: sum(1.0 / share[w] for w in words & v) for sid, v in vocab.items()}
-
-
-def drop_step_lines(lines: list[str], dropped: list[Mapping[str, Any]], kept: list[Mapping[str, Any]]) -> list[str]:
-    """``lines`` (a plan's methodology) without those that describe a dropped step: the line's words point to a
-    dropped step (weighted score at least 2) at least twice as strongly as to any kept step."""
-    if not dropped:
-        return list(lines)
-    vocab = {st["id"]: _vocabulary(_step_text(st)) for st in [*dropped, *kept]}
-    gone = {st["id"] for st in dropped}
-    out = []
-    for line in lines:
-        scores = _scores(line, vocab)
-        to_dropped = max(scores[s] for s in gone)
-        to_kept = max((v for s, v in scores.items() if s not in gone), default=0.0)
-        if to_dropped >= 2.0 and to_dropped >= 2.0 * to_kept:
-            continue
-        out.append(line)
     return out
 
 
@@ -211,20 +163,25 @@ def apply_review_edit(ws: Workspace, edits: Any) -> tuple[list[str], list[dict[s
         candidate.problem = {**(candidate.problem or {}), "params": dict(intake)}
     after = {**candidate.to_dict(), "plan": plan}
     changes = plan_changes(before, after)
-    steps = {s["id"]: s for s in after.get("steps") or []}
+    steps = {s["id"]: s for s in [*(before.get("steps") or []), *(after.get("steps") or [])]}  # a dropped one too
     # the steps the edit changed beyond what the intake re-rendered say so in the methodology
     own = changes
     if regenerated:  # what the playbook would not have written for this intake is the reviewer's own change
         own = plan_changes({"steps": [st.to_dict() for st in regenerated["steps"]]}, after)
     said = [_words(c, steps) for c in own if "intake" not in c and c.get("field") != "title"]
-    before_steps = {st["id"]: st for st in before.get("steps") or []}
-    dropped = [before_steps[c["step"]] for c in changes if c.get("change") == "dropped" and c["step"] in before_steps]
-    if dropped:  # what the plan no longer does is no longer described
-        plan["methodology"] = drop_step_lines(list(plan.get("methodology") or []), dropped,
-                                              list(after.get("steps") or []))
+    # the methodology follows the edited steps through its links: the playbook's lines for the new intake (or the
+    # plan's own lines), without the lines of the steps gone, re-rendered from the steps' arguments; a composed
+    # plan (author methodologist) keeps its own lines, which follow the edit through their links the same way
+    own_lines = (before.get("plan") or {}).get("author") == "methodologist" and not {"study", "intake"} & set(edits)
+    if regenerated and not own_lines:
+        source, lines = [st.to_dict() for st in regenerated["steps"]], list(plan.get("methodology") or [])
+    else:
+        source = list(before.get("steps") or [])
+        lines = list(((before.get("plan") or {}) if own_lines else plan).get("methodology") or [])
+    plan["methodology"] = methodology.follow(lines, source, list(after.get("steps") or []),
+                                             previous=list(before.get("steps") or []))
     if said:
-        plan["methodology"] = [*(plan.get("methodology") or []),
-                               "Changed at review: " + "; ".join(said) + "."]
+        plan["methodology"].append(methodology.line("Changed at review: " + "; ".join(said) + ".", [], kind="review"))
     plan["edited_by"] = "reviewer"
     after["plan"] = plan
     ws.study = after

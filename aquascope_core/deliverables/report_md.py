@@ -76,7 +76,9 @@ def plan_markdown(study: Any) -> str:
         lines += [f"**Approach.** {p.get('branch_label', p['branch'])} ({p.get('playbook')} / {p['branch']}). "
                   f"{p.get('rationale', '')}".rstrip(), ""]
     if p.get("methodology"):
-        lines += ["**Methodology.**", ""] + [f"{i}. {m}" for i, m in enumerate(p["methodology"], 1)] + [""]
+        from aquascope_core.methodology import texts
+
+        lines += ["**Methodology.**", ""] + [f"{i}. {m}" for i, m in enumerate(texts(p["methodology"]), 1)] + [""]
     rows = []
     for st in s.steps:
         gates = "; ".join(_gate_text(g) for g in st.expects) or "none"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any, Mapping
 
+from aquascope_core.methodology import texts
 from graphs.desk.data_request import data_section
 from graphs.desk.forms import editable, shown
 from graphs.desk.pages import error_box, esc, page, prose, table, when
@@ -107,7 +108,7 @@ def _plan(values: Mapping[str, Any], intr: Mapping[str, Any] | None, tid: str, p
     plan = study.get("plan") or {}
     parts = [f"<p><strong>Objective.</strong> {esc(plan.get('objective'))}</p>"]
     if plan.get("methodology"):
-        parts.append("<h3>Methodology</h3><ol>" + "".join(f"<li>{esc(m)}</li>" for m in plan["methodology"]) + "</ol>")
+        parts.append("<h3>Methodology</h3><ol>" + "".join(f"<li>{esc(m)}</li>" for m in texts(plan["methodology"])) + "</ol>")
     refused = None
     for m in reversed(values.get("messages") or []):
         if m.get("kind") == "plan":

@@ -17,6 +17,7 @@ from graphs.context import CrewContext
 from graphs.graph import compile_graph, graph as module_graph
 from graphs.inputs import chat_text, site_from_text, start_update
 from graphs.nodes import normalise_response
+from aquascope_core.methodology import texts
 
 TEXT = "Design flow for a road crossing, 100-year"
 
@@ -96,7 +97,10 @@ def test_inbox_edit_of_the_study_changes_the_run_and_its_text(crew):
     assert values["run"]["results"]["s3"]["payload"]["fits"]["gev_lmoments"]["ci"]["n_resamples"] == 300
     plan = values["study"]["plan"]
     assert plan["objective"].startswith("Estimate the 200-year flood") and plan["edited_by"] == "reviewer"
-    assert any("n_bootstrap 1000 -> 300" in m for m in plan["methodology"])
+    lines = texts(plan["methodology"])
+    assert any("n_bootstrap 1000 -> 300" in m for m in lines)
+    # the line that quotes the step's resamples reads the edited value (its template follows the step)
+    assert any(m.startswith("Estimate return levels") and "(300 resamples" in m for m in lines), lines
     assert values["brief"]["intake"]["return_period"] == 200
     assert "The 200-year peak flow" in values["report"]["answer"]
     edits = [d for d in plan["decisions"] if d["kind"] == "edit"]
@@ -179,32 +183,58 @@ def test_the_recorded_decisions_replay_the_reviewers_choices(crew):
         final["run"]["results"]["s3"]["payload"]["fits"]["gev_lmoments"]["return_levels"]
     assert "s4" not in replay.results
     # the dropped trend test is no longer described: its methodology line went with it, the rest stayed
-    methodology = final["study"]["plan"]["methodology"]
+    methodology = texts(final["study"]["plan"]["methodology"])
     assert not any("Mann-Kendall" in m for m in methodology), methodology
-    assert any("step s4 (trend_test) dropped" in m for m in methodology)
+    assert any("step s4 (Trend in the annual maxima) dropped" in m for m in methodology)
     assert sum(m.startswith(("Read the daily", "Take the maximum", "Fit a generalized", "Estimate return levels",
                              "Accept the 50-year")) for m in methodology) == 5
     section = next(s for s in final["report"]["sections"] if s["id"] == "methodology")
     assert "Mann-Kendall" not in section["text"] and "50-year" in section["text"]
-    assert ws.study["plan"]["methodology"] == methodology  # the replay rewrites it the same way
+    assert texts(ws.study["plan"]["methodology"]) == methodology  # the replay rewrites it the same way
+
+
+@pytest.mark.slow
+def test_a_plan_edit_that_drops_spei_rewrites_the_reports_methods(crew):
+    """Through the graph at the Leaf River: the plan interrupt, an edit dropping the SPEI step, then the report's
+    Methods section, which no longer describes SPEI (its P - PET, log-logistic line) and still describes SPI."""
+    graph, ctx = crew
+    cfg = {"configurable": {"thread_id": "t-drought-drop"}}
+    list(graph.stream({"site": {"lat": 31.7069, "lon": -89.4069}, "request": {"text": "Is the catchment in drought?"}},
+                      cfg, context=ctx))
+    snap = graph.get_state(cfg)
+    intr = snap.interrupts[0].value[0]
+    assert snap.next == ("review",) and intr["action_request"]["action"] == "approve_plan"
+    assert "log-logistic" in intr["description"] or "log-logistic" in str(intr["action_request"]["args"])
+    edit = {"type": "edit", "args": {"action": "approve_plan", "args": {"drop": ["s3"]}}}
+    list(graph.stream(Command(resume=[edit]), cfg, context=ctx))
+    values = graph.get_state(cfg).values
+    assert values["status"] == "done" and "s3" not in values["run"]["results"]
+    section = next(s for s in values["report"]["sections"] if s["id"] == "methodology")["text"]
+    assert "log-logistic" not in section and "P - PET" not in section and "(SPEI)" not in section, section
+    assert "two-parameter gamma distribution" in section and "(SSI)" in section
+    assert "step s3 (Standardized Precipitation Evapotranspiration Index) dropped" in section
 
 
 def test_a_dropped_steps_methodology_goes_with_it_and_only_its():
-    """drop_step_lines on the flood plan's text: each step dropped alone takes the lines that describe it; the
-    line two steps share (the annual maxima, which the indicative peak also reads) stays."""
+    """On the flood plan each optional step dropped alone takes the lines linked to it and only those; the
+    indicative peak, which no line describes, takes none."""
     from aquascope_core import playbooks
     from aquascope_core.recon import assess_site
-    from roles.review import drop_step_lines
+    from aquascope_core.workspace import Workspace
+    from roles.review import apply_review_edit
 
     recon = assess_site(41.10, -74.96, problem="flood_risk", return_period=100)
-    study = playbooks.plan("flood_risk", recon, {"return_period": 100}, question=TEXT).to_dict()
-    steps = {st["id"]: st for st in study["steps"]}
-    lines = study["plan"]["methodology"]
+    study = playbooks.plan("flood_risk", recon, {"return_period": 100}, question=TEXT)
+    study.id = "w"
+    lines = texts(study.plan["methodology"])
 
     def without(sid):
-        return drop_step_lines(lines, [steps[sid]], [st for k, st in steps.items() if k != sid])
+        ws = Workspace(id="w", brief={"playbook": "flood_risk", "intake": {"return_period": 100}},
+                       inventory={"recon": recon}, study=study.to_dict())
+        assert apply_review_edit(ws, {"drop": [sid]})[0] == []
+        return [m for m in texts(ws.study["plan"]["methodology"]) if not m.startswith("Changed at review")]
 
     assert [m for m in lines if m not in without("s4")] == [m for m in lines if "Mann-Kendall" in m]
-    assert without("s6") == lines  # the indicative peak has no line of its own in this branch
-    fits_bands_gates = [m for m in lines if m.startswith(("Fit a", "Estimate", "Accept"))]
-    assert [m for m in lines if m not in without("s3")] == fits_bands_gates
+    optional = [s.id for s in study.steps if s.optional and s.id != "s4"]
+    for sid in optional:  # the indicative peaks have no line of their own in this branch
+        assert without(sid) == lines, sid

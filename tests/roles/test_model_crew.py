@@ -36,8 +36,11 @@ def composed_plan(body: dict) -> dict:
     steps = [{**s, "rationale": f"Composed: {s.get('title') or s['tool']} is needed for the design flow."}
              for s in draft["steps"] if not s.get("optional")]
     return {"objective": "Estimate the 100-year flood at the crossing from the gauge's annual maxima.",
-            "methodology": ["Read the gauge record.", "Fit the annual maxima and read the 100-year quantile.",
-                            "The record spans 4321 years."],  # an invented number: this sentence is dropped
+            "methodology": [{"text": "Read the gauge record.", "steps": ["s1"]},
+                            {"text": "Fit the annual maxima and read the 100-year quantile.", "steps": ["s3", "s9"]},
+                            {"text": "The record spans 4321 years.", "steps": ["s1"]},  # an invented number: dropped
+                            "Report the design flow.",  # a line that names no step: refused
+                            {"text": "Check the gauge.", "steps": ["s7"]}],  # no step s7 in the plan: refused
             "assumptions": ["The record is stationary."], "steps": steps}
 
 
@@ -80,8 +83,29 @@ def test_a_composed_plan_runs_with_its_author_and_reasons_and_invented_numbers_a
     assert all(s.rationale.startswith("Composed:") for s in r.study.steps)
     assert not validate_plan(r.study, site=plan["site_context"])
     # the plan's prose keeps what the plan holds and drops the invented record length
-    assert "The record spans 4321 years." not in plan["methodology"]
+    lines = plan["methodology"]
+    assert "The record spans 4321 years." not in [m["text"] for m in lines]
     assert plan["prose_dropped"][0]["numbers"] == ["4321"]
+    # each line keeps its link to the plan's steps (an unknown id is left out); a line naming no step of the plan
+    # is refused, and the step no model line describes (the annual maxima) gets the playbook's line for its tool
+    assert [(m["text"][:28], m["steps"]) for m in lines] == [
+        ("Read the gauge record.", ["s1"]), ("Fit the annual maxima and re", ["s3"]),
+        ("Take the maximum of the dail", ["s2"])]
+    assert [d["reason"] for d in plan["prose_dropped"][1:]] == [
+        "the line names no step of the plan", "the line names no step of the plan (it names ['s7'])"]
+    # an edit of the composed plan rewrites the model's lines through their links: the gates moved to the 50-year
+    # flood, so the line that quoted the 100-year quantile is written again from its step, the others stay
+    from aquascope_core.workspace import Workspace
+    from roles.review import apply_review_edit
+
+    ws = Workspace.from_dict(r.workspace)
+    gates = [{**g, "return_period": 50} if "return_period" in g else g for g in r.study.step("s3").expects]
+    assert apply_review_edit(ws, {"steps": {"s3": {"expects": gates}}})[0] == []
+    edited = [m for m in ws.study["plan"]["methodology"] if m.get("kind") != "review"]
+    assert [m["steps"] for m in edited] == [["s1"], ["s3"], ["s2"]]
+    assert edited[0]["text"] == "Read the gauge record." and edited[2]["text"].startswith("Take the maximum")
+    assert edited[1]["text"].startswith("Flood frequency analysis: ") and "read at the 50-year return period" in \
+        edited[1]["text"] and "100-year" not in edited[1]["text"]
     assert plan["caveats"] and plan["citations"]  # kept from the playbook whatever the model wrote
     assert r.run.ok and r.report["written_by"]["summary"] == "model"
     text = render_markdown(r.report) + json.dumps([r.answer, r.report["key_numbers"], r.workspace["findings"]["findings"]])
