@@ -117,7 +117,7 @@ def analysts(state: CrewState, runtime: Runtime[CrewContext]) -> dict[str, Any]:
     role(ws, data=ctx.data_for(ws), max_replans=ctx.max_replans, model=ctx.model_for("analysts"))
     from aquascope_core.deliverables import build
 
-    build.prefetch_figures(ws)  # the workers draw the run's figures while the crew interprets and writes
+    build.prefetch_figures(ws, ctx.formats_wanted())  # the workers draw the figures while the crew writes
     return _delta(state, ws)
 
 
