@@ -152,6 +152,15 @@ def site_inventory(inventory: Mapping[str, Any] | None) -> Mapping[str, Any] | N
     return inv.get("recon") if isinstance(inv.get("recon"), Mapping) else (inv or None)
 
 
+def draws_pixels(formats: Iterable[str] | str | None) -> bool:
+    """Whether these deliverable formats have figures drawn (not only described: "spec"); True for formats that
+    do not parse (they are refused later, where they are made)."""
+    try:
+        return figure_formats(formats) != ("spec",)
+    except InputError:
+        return True
+
+
 def _draw(ws: Workspace, maker: Callable[..., Any] | None, notes: list[str],
           missed: list[dict[str, Any]], fig_formats: tuple[str, ...] = ("png", "svg")) -> list[dict[str, Any]]:
     if not ws.study or not ws.run:
