@@ -113,12 +113,21 @@ def finish(
     return out
 
 
+_PLAIN = (str, int, bool, type(None))  # exact types jsonsafe returns as they are
+
+
 def jsonsafe(value: Any) -> Any:
     """A copy of ``value`` that ``json.dumps`` accepts and that round-trips.
 
     numpy scalars become Python numbers, arrays lists, NaN and infinities ``None``,
     dates ISO strings, tuples lists, dict keys strings.
     """
+    t = type(value)
+    if t is list or t is dict:  # the common trees: plain values kept without a call each
+        if t is list:
+            return [v if type(v) in _PLAIN or (type(v) is float and math.isfinite(v)) else jsonsafe(v) for v in value]
+        return {k if type(k) is str else str(k): v if type(v) in _PLAIN or (type(v) is float and math.isfinite(v))
+                else jsonsafe(v) for k, v in value.items()}
     if value is None or isinstance(value, (bool, str)):
         return value
     if isinstance(value, int):

@@ -1,15 +1,19 @@
 """Gym timings: seconds per task of the keyless crew on the shipped tasks, against the tree in the same process.
 
-Run: ``.venv/bin/python benchmarks/bench_gym.py [--rounds 2] [--limit N]``. After one warm-up pass (the
-catalogue read, the numba kernels loaded), each round runs the tree and the keyless crew (``team``) task by task
-in one process; each task's fastest round is kept, split into the tasks the tree solves
-and those it declines, with the share of the crew's time spent reading the user's uploads (every study
-parses its tables when it starts). Scoring is timed apart. Nothing here is asserted.
+Run: ``.venv/bin/python benchmarks/bench_gym.py [--rounds 2] [--limit N] [--pixels]``. After one warm-up pass (the
+catalogue read, the numba kernels loaded), each round runs the tree and the keyless crew (``team``, as the gym runs
+it: report.md with its figures described, ``graphs.gym_agents.GYM_FORMATS``) task by task in one process; each
+task's fastest round is kept, split into the tasks the tree solves and those it declines, with the share of the
+crew's time spent reading the user's uploads. ``--pixels`` adds the crew drawing its figures as PNG files (``md``,
+what a user asking for Markdown gets). Wall seconds and CPU seconds of the process (every thread; the figure
+workers are off, ``AQUASCOPE_DELIVERABLE_WORKERS=0``, unless set, so that the CPU is all in this process) are
+printed with their ratios to the tree. Scoring is timed apart. Nothing here is asserted.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import tempfile
@@ -17,6 +21,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+os.environ.setdefault("AQUASCOPE_DELIVERABLE_WORKERS", "0")
 
 
 def _run(tasks, agent, root):
@@ -42,6 +47,7 @@ def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--limit", type=int)
+    ap.add_argument("--pixels", action="store_true", help="also the crew with its figures drawn (PNG)")
     args = ap.parse_args(argv)
 
     from aquascope_core.gym import SHIPPED_TASKS, read_tasks
@@ -55,34 +61,44 @@ def main(argv=None) -> None:
     warm = time.perf_counter() - t0
     # the two agents run task by task, side by side, so a change in the machine's load hits both alike;
     # each task keeps its fastest round per agent
+    from graphs import gym_agents
     from graphs.gym_agents import run_agent
 
-    best: dict[str, list[dict]] = {"tree": [None] * len(tasks), "team": [None] * len(tasks)}
+    variants = {"tree": ("tree", None), "team": ("team", gym_agents.GYM_FORMATS)}
+    if args.pixels:
+        variants["team, figures drawn"] = ("team", "md")
+    spec_formats = gym_agents.GYM_FORMATS
+    best: dict[str, list[dict]] = {v: [None] * len(tasks) for v in variants}
     for _ in range(args.rounds):
         for i, t in enumerate(tasks):
-            for agent in ("tree", "team"):
-                o = run_agent(t, agent, store_root=Path(root) / agent / t.id)
-                if best[agent][i] is None or o["seconds"] < best[agent][i]["seconds"]:
-                    best[agent][i] = o
+            for name, (agent, formats) in variants.items():
+                gym_agents.GYM_FORMATS = formats or spec_formats
+                c0 = time.process_time()
+                o = run_agent(t, agent, store_root=Path(root) / name.replace(" ", "_").replace(",", "") / t.id)
+                o["cpu"] = time.process_time() - c0
+                if best[name][i] is None or o["seconds"] < best[name][i]["seconds"]:
+                    best[name][i] = o
+    gym_agents.GYM_FORMATS = spec_formats
     t0 = time.perf_counter()
     rows = [score(t, o) for t, o in zip(tasks, best["team"])]
     t_score = (time.perf_counter() - t0) / len(tasks)
     uploads = min(_upload_seconds(tasks) for _ in range(args.rounds))
 
-    def per(outs, which):
+    def per(outs, which, key="seconds"):
         ids = {t.id for t in which}
-        xs = [o["seconds"] for t, o in zip(tasks, outs) if t.id in ids]
+        xs = [o[key] for t, o in zip(tasks, outs) if t.id in ids]
         return statistics.fmean(xs) if xs else float("nan")
 
     tree, team = best["tree"], best["team"]
     n_up = sum(bool(t.uploads) for t in tasks)
     print(f"{len(tasks)} tasks ({len(solvable)} solvable, {n_up} with uploads); warm-up pass {warm:.1f} s; "
-          f"best of {args.rounds} rounds")
-    print(f"{'what':58s} {'tree':>9s} {'team':>9s} {'team/tree':>9s}")
-    for label, which in (("seconds per task, all", tasks), ("seconds per task, solvable", solvable),
-                         ("seconds per task, declined", [t for t in tasks if t.unsolvable])):
-        a, b = per(tree, which), per(team, which)
-        print(f"{label:58s} {a:9.3f} {b:9.3f} {b / a:9.2f}")
+          f"best of {args.rounds} rounds; figure workers {os.environ.get('AQUASCOPE_DELIVERABLE_WORKERS')}")
+    print(f"{'what (per task)':40s} {'agent':20s} {'wall s':>8s} {'/ tree':>7s} {'CPU s':>8s} {'/ tree':>7s}")
+    for label, which in (("all", tasks), ("solvable", solvable), ("declined", [t for t in tasks if t.unsolvable])):
+        for name in variants:
+            a, b = per(best[name], which), per(best[name], which, "cpu")
+            print(f"{label:40s} {name:20s} {a:8.3f} {a / per(tree, which):7.2f} {b:8.3f} "
+                  f"{b / per(tree, which, 'cpu'):7.2f}")
     total_team = sum(o["seconds"] for o in team)
     print(f"{'reading the uploads, per task (in both agents)':58s} {uploads / len(tasks):9.3f} "
           f"{'':9s} {100 * uploads / total_team:8.0f} % of team")

@@ -78,10 +78,19 @@ class CrewContext:
         return bool(self.live) if self.live is not None else os.environ.get("AQUASCOPE_LIVE") == "1"
 
     def data_for(self, ws: Any) -> Any:
-        """The DataContext a role reads through: the injected one, or one built from the workspace's tables."""
+        """The DataContext a role reads through: the injected one, or one built from the workspace's tables, once
+        per run for the same tables and site (the Scout and the Analysts read the same uploads; parsing a
+        10,000-row table is a good part of a study)."""
         if self.data is not None:
             return self.data
+        import json
+
         from aquascope_core.tools.context import DataContext
 
-        return DataContext.from_tables(ws.tables, ws.site, live=bool(ws.request.get("live")),
-                                       live_options=self.live_options)
+        live = bool(ws.request.get("live"))
+        key = json.dumps([ws.tables, ws.site, live], sort_keys=True, default=str)
+        built = self.__dict__.setdefault("_built_data", {})  # not a field: never part of a recorded context
+        if key not in built:
+            built.clear()
+            built[key] = DataContext.from_tables(ws.tables, ws.site, live=live, live_options=self.live_options)
+        return built[key]

@@ -90,8 +90,10 @@ def _costs(ledger: Mapping[str, Any]) -> tuple[int, float | None]:
 
 
 # What the gym scores of a crew's delivery: report.md and the figures it shows (aquascope_core.gym.deliverable).
-# The Word report, HTML, workbook, notebook and bundle are never read by the scoring, so they are not made.
-GYM_FORMATS = "md"
+# The Word report, HTML, workbook, notebook and bundle are never read by the scoring, so they are not made; the
+# figures are scored by what they plot (each one built from its step's payload and described, "spec"), not by
+# their pixels, so they are not laid out or rendered ("md" draws them as PNG files, as a user gets them).
+GYM_FORMATS = "md,spec"
 
 
 def _crew_solve() -> Callable[..., Any]:

@@ -108,16 +108,15 @@ def methodologist(state: CrewState, runtime: Runtime[CrewContext]) -> dict[str, 
 
 
 def analysts(state: CrewState, runtime: Runtime[CrewContext]) -> dict[str, Any]:
-    from aquascope_core.deliverables import workers
+    from aquascope_core.deliverables import build, workers
     from roles import analysts as role
 
-    workers.warm()  # the Author's figure and document workers import while the steps run
-    ws = _workspace(state)
     ctx = _context(runtime)
+    if build.draws_pixels(ctx.formats_wanted()):
+        workers.warm()  # the Author's figure and document workers import while the steps run
+    ws = _workspace(state)
     role(ws, data=ctx.data_for(ws), max_replans=ctx.max_replans, model=ctx.model_for("analysts"))
-    from aquascope_core.deliverables import build
-
-    build.prefetch_figures(ws)  # the workers draw the run's figures while the crew interprets and writes
+    build.prefetch_figures(ws, ctx.formats_wanted())  # the workers draw the figures while the crew writes
     return _delta(state, ws)
 
 

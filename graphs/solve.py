@@ -34,6 +34,16 @@ __all__ = ["solve", "SolveResult"]
 _MAX_INTERRUPTS = 12  # questions, a data request, a plan and a few edits: a loop beyond this is a defect
 
 
+_COMPILED: list[Any] = []
+
+
+def _compiled(compile_graph: Callable[..., Any]) -> Any:
+    """The crew's graph, compiled once per process (each call copies it with a checkpointer of its own)."""
+    if not _COMPILED:
+        _COMPILED.append(compile_graph(None))
+    return _COMPILED[0]
+
+
 def solve(problem: str | Mapping[str, Any], *, lat: float, lon: float, playbook: str | None = None,
           intake: Mapping[str, Any] | None = None, model: Any = None, client: Any = None, api_key: str | None = None,
           base_url: str | None = None, timeout: float | None = None, review: Callable[[Study], Study | None] | None = None,
@@ -79,7 +89,7 @@ def solve(problem: str | Mapping[str, Any], *, lat: float, lon: float, playbook:
     state = {"id": study_id, "site": {"lat": la, "lon": lo}, "request": request, "status": "intake",
              "tables": {name: table_entry(name, content) for name, content in (tables or {}).items()},
              "messages": [{"role": "user", "kind": "text", "text": text}]}
-    graph = compile_graph(InMemorySaver())
+    graph = _compiled(compile_graph).copy(update={"checkpointer": InMemorySaver()})  # one graph, a saver a call
     config = {"configurable": {"thread_id": study_id}}
     inp: Any = state
     reviewed = False

@@ -3,9 +3,13 @@
 The order matters and is the mechanism:
 
 1. The figures are drawn from the study and its run (the figure makers,
-   ``aquascope_core.deliverables.figures.figures_for_study``), their PNG and SVG bytes put in the
-   store, and their references placed in the report dict: each step's figures in its Results
-   subsection, the figures of no step (the site map) in "Site and data".
+   ``aquascope_core.deliverables.figures.figures_for_study``), their bytes put in the store, and their
+   references placed in the report dict: each step's figures in its Results subsection, the figures of no
+   step (the site map) in "Site and data". Each figure is laid out once and rendered only in the formats the
+   files asked for need (:func:`figure_formats`): the PNG always (Markdown links it, the HTML, the Word report
+   and the notebook embed it), the SVG when the bundle or the workbook (which lists the vector files) is made,
+   or as asked ("png", "svg" among the formats). "spec" instead of pixels (with "md" only) stores what each
+   figure plots as ``figures/*.spec.json`` and links that from report.md: what the gym scores figures by.
 2. Each format whose library cannot be imported is struck off with a note; the note, and the list of
    the files, go into the report's appendix before any document is laid out, so every document
    made says what was not. A maker that fails while making is skipped the same way (the documents
@@ -32,11 +36,13 @@ from aquascope_core.deliverables import workers
 from aquascope_core.errors import InputError
 from aquascope_core.workspace import ArtifactStore, Workspace
 
-__all__ = ["make_deliverables", "export_deliverables", "place_figures", "prefetch_figures", "FORMATS", "FILES"]
+__all__ = ["make_deliverables", "export_deliverables", "place_figures", "prefetch_figures", "figure_formats", "FORMATS",
+           "FIGURE_FORMATS", "FILES"]
 
 log = logging.getLogger(__name__)
 
 FORMATS = ("md", "html", "docx", "xlsx", "ipynb", "zip")
+FIGURE_FORMATS = ("png", "svg", "spec")  # the figures' own files, when asked for explicitly (see figure_formats)
 FILES = {"md": "report.md", "html": "report.html", "docx": "report.docx", "xlsx": "workbook.xlsx",
          "ipynb": "notebook.ipynb", "zip": "bundle.zip"}
 MEDIA = {"md": "text/markdown", "html": "text/html",
@@ -61,10 +67,26 @@ def _formats(formats: Iterable[str] | str | None) -> tuple[str, ...]:
     items = [f.strip().lower().lstrip(".") for f in (formats.split(",") if isinstance(formats, str) else formats)]
     items = [{"markdown": "md", "word": "docx", "excel": "xlsx", "notebook": "ipynb", "bundle": "zip"}.get(f, f)
              for f in items if f]
-    bad = [f for f in items if f not in FORMATS]
+    bad = [f for f in items if f not in FORMATS + FIGURE_FORMATS]
     if bad or not items:
-        raise InputError.bad_value("format", ",".join(bad) or "(empty)", "a comma-separated list of " + ", ".join(FORMATS))
-    return tuple(f for f in FORMATS if f in items)
+        raise InputError.bad_value("format", ",".join(bad) or "(empty)", "a comma-separated list of "
+                                   + ", ".join(FORMATS) + " (and the figures' " + ", ".join(FIGURE_FORMATS) + ")")
+    out = tuple(f for f in FORMATS + FIGURE_FORMATS if f in items)
+    if "spec" in out and not set(out) <= {"md", "spec"}:
+        raise InputError.bad_value("format", ",".join(out), "'spec' (figures described, not drawn) with 'md' only: "
+                                   "the other files embed or list the pictures")
+    return out
+
+
+def figure_formats(formats: Iterable[str] | str | None) -> tuple[str, ...]:
+    """The files each figure is made as for these deliverable formats: those asked for explicitly ("png", "svg",
+    "spec"), else the PNG (Markdown links it; HTML, Word and the notebook embed it) and the SVG only when the
+    bundle or the workbook is made (the workbook lists the vector files; no document embeds them)."""
+    wanted = _formats(formats)
+    asked = tuple(f for f in wanted if f in FIGURE_FORMATS)
+    if asked:
+        return asked
+    return ("png", "svg") if {"zip", "xlsx"} & set(wanted) else ("png",)
 
 
 def _missing(lib: str) -> str | None:
@@ -130,8 +152,17 @@ def site_inventory(inventory: Mapping[str, Any] | None) -> Mapping[str, Any] | N
     return inv.get("recon") if isinstance(inv.get("recon"), Mapping) else (inv or None)
 
 
+def draws_pixels(formats: Iterable[str] | str | None) -> bool:
+    """Whether these deliverable formats have figures drawn (not only described: "spec"); True for formats that
+    do not parse (they are refused later, where they are made)."""
+    try:
+        return figure_formats(formats) != ("spec",)
+    except InputError:
+        return True
+
+
 def _draw(ws: Workspace, maker: Callable[..., Any] | None, notes: list[str],
-          missed: list[dict[str, Any]]) -> list[dict[str, Any]]:
+          missed: list[dict[str, Any]], fig_formats: tuple[str, ...] = ("png", "svg")) -> list[dict[str, Any]]:
     if not ws.study or not ws.run:
         return []
     why = _missing(NEEDS["figures"][0])
@@ -146,8 +177,11 @@ def _draw(ws: Workspace, maker: Callable[..., Any] | None, notes: list[str],
         if maker is None:
             from aquascope_core.deliverables.figures import figures_for_study as maker
         kwargs: dict[str, Any] = {"inventory": site_inventory(ws.inventory)}
-        if "skipped" in inspect.signature(maker).parameters:
+        accepts = inspect.signature(maker).parameters
+        if "skipped" in accepts:
             kwargs["skipped"] = missed
+        if "formats" in accepts:
+            kwargs["formats"] = fig_formats
         return list(maker(Study.from_dict(ws.study), StudyRun.from_dict(ws.run), **kwargs) or [])
     except Exception as exc:  # noqa: BLE001 - a figure that cannot be drawn never costs the report
         log.warning("the figures were not drawn: %s", exc)
@@ -157,17 +191,22 @@ def _draw(ws: Workspace, maker: Callable[..., Any] | None, notes: list[str],
         return []
 
 
-def prefetch_figures(ws: Workspace) -> bool:
-    """Start drawing the figures of ``ws``'s finished run in the background (see figures.prefetch); the
-    deliverables made later from the same run take them. Never raises: the figures are then drawn when needed."""
+def prefetch_figures(ws: Workspace, formats: Iterable[str] | str | None = None) -> bool:
+    """Start drawing the figures of ``ws``'s finished run in the background (see figures.prefetch), in the figure
+    formats the deliverable ``formats`` will need (default: every format); the deliverables made later from the
+    same run take them. Never raises: the figures are then drawn when needed."""
     if not ws.study or not ws.run or _missing(NEEDS["figures"][0]):
         return False
     try:
+        fig_formats = figure_formats(formats)
+        if fig_formats == ("spec",):
+            return False  # described, not drawn: nothing worth a head start
         from aquascope_core.deliverables.figures import prefetch
         from aquascope_core.runner import StudyRun
         from aquascope_core.study import Study
 
-        return prefetch(Study.from_dict(ws.study), StudyRun.from_dict(ws.run), inventory=site_inventory(ws.inventory))
+        return prefetch(Study.from_dict(ws.study), StudyRun.from_dict(ws.run), inventory=site_inventory(ws.inventory),
+                        formats=fig_formats)
     except Exception:  # noqa: BLE001 - drawing ahead is only a head start
         log.debug("the figures could not be drawn ahead", exc_info=True)
         return False
@@ -209,6 +248,8 @@ def make_deliverables(ws: Workspace, store: ArtifactStore, *, formats: Iterable[
     from aquascope_core.study import Study
 
     wanted = _formats(formats)
+    fig_formats = figure_formats(wanted)
+    wanted = tuple(f for f in wanted if f in FORMATS)
     if not ws.study:  # a declined study: its short report only (no plan to tabulate, replay or bundle)
         wanted = tuple(f for f in wanted if f in ("md", "html", "docx"))
     notes: list[str] = []
@@ -219,10 +260,20 @@ def make_deliverables(ws: Workspace, store: ArtifactStore, *, formats: Iterable[
     bundle_files: dict[str, tuple[bytes, str]] = {}
 
     missed: list[dict[str, Any]] = []
-    for fig in _draw(ws, figure_maker, notes, missed):
+    for fig in _draw(ws, figure_maker, notes, missed, fig_formats):
         stem = f"figures/fig-{int(fig.get('number') or len(fig_refs) + 1):02d}-{_slug(fig.get('kind') or fig.get('id'))}"
         caption = str(fig.get("caption") or "")
         extra = {"figure": fig.get("id"), "number": fig.get("number"), "figure_kind": fig.get("kind")}
+        if fig.get("png") is None and fig.get("spec") is not None:  # described, not drawn (the gym)
+            spec = {"kind": fig.get("kind"), "number": fig.get("number"), "caption": caption, "step": fig.get("step"),
+                    "shows_steps": fig.get("shows_steps") or [], **fig["spec"]}
+            ref = {**store.put(json.dumps(spec, indent=1).encode("utf-8"), name=stem + ".spec.json",
+                               media_type="application/json", caption=caption, step=fig.get("step"), kind="figure"),
+                   **extra, "format": "figure"}
+            refs.append(ref)
+            fig_refs.append({k: ref[k] for k in ("id", "name", "media_type", "caption", "step")} |
+                            {"number": fig.get("number"), "svg": None, "kind": fig.get("kind")})
+            continue
         ref = {**store.put(fig["png"], name=stem + ".png", media_type="image/png", caption=caption,
                            step=fig.get("step"), kind="figure"), **extra, "format": "figure"}
         refs.append(ref)
@@ -358,7 +409,7 @@ def export_deliverables(ws: Workspace, store: ArtifactStore, dest: str | Path,
     The files come from the store; when one is missing there (another machine, a cleaned folder)
     or was never made, the deliverables are made again from the workspace first. Returns the paths
     written and whether the workspace's artifact references changed (the caller saves them)."""
-    wanted = _formats(formats)
+    wanted = tuple(f for f in _formats(formats) if f in FORMATS)
     if not ws.study:  # a declined study has its short report only (see make_deliverables)
         wanted = tuple(f for f in wanted if f in ("md", "html", "docx"))
 

@@ -1,10 +1,14 @@
 """Figures, PNG and SVG, each with a numbered caption, drawn from the step payloads of a run.
 
     FIGURE_KINDS                      kind -> FigureMaker (every kind that can be drawn)
-    draw(kind, payload, number=3)     one figure: {id, kind, number, caption, step, png, svg}
-    figures_for_study(study, run, inventory=recon)
+    draw(kind, payload, number=3)     one figure: {id, kind, number, caption, step, png, svg, spec}
+    figures_for_study(study, run, inventory=recon, formats=("png", "svg"))
                                       every figure the plan's step outputs name, in report order, the site map
                                       first; a figure whose payload lacks what it needs is skipped with the reason
+
+``formats`` are the files each figure is made as, from one layout: "png", "svg", or "spec" alone (the figure is
+built, its data checked, and what it plots described by :func:`style.figure_spec`, with no layout and no pixels;
+what the gym scores a report's figures by). A format not asked for is not rendered.
     prefetch(study, run, inventory=recon)
                                       start drawing them in the background as soon as the run is final; the
                                       figures_for_study call on the same inputs then takes them
@@ -16,6 +20,8 @@ matplotlib is imported inside the drawing functions only.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import hashlib
 import json
 import logging
@@ -30,8 +36,8 @@ from aquascope_core.deliverables import (workers, figures_climate, figures_droug
 from aquascope_core.deliverables.figures_base import FigureDataMissing, FigureMaker
 from aquascope_core.errors import InputError
 
-__all__ = ["FIGURE_KINDS", "FigureMaker", "FigureDataMissing", "draw", "figures_for_study", "figure_outputs",
-           "prefetch", "SITE_MAP"]
+__all__ = ["FIGURE_KINDS", "FigureMaker", "FigureDataMissing", "draw", "render", "figures_for_study", "figure_outputs",
+           "prefetch", "SITE_MAP", "FORMATS", "DEFAULT_FORMATS"]
 
 log = logging.getLogger(__name__)
 
@@ -74,15 +80,63 @@ def _check(kind: str, payload: Any) -> FigureMaker:
     return maker
 
 
-def render(kind: str, payload: Mapping[str, Any] | None, context: Mapping[str, Any] | None = None) -> tuple[bytes, bytes, str]:
-    """The figure of ``kind`` as ``(png, svg, note)``; raises as :func:`draw` does."""
-    maker = _check(kind, payload)
-    from aquascope_core.deliverables.style import house_style, save
+FORMATS = ("png", "svg", "spec")
+DEFAULT_FORMATS = ("png", "svg")
 
-    with _DRAWING, house_style():
-        fig, note = maker(payload, dict(context or {}))
-        png, svg = save(fig)
+
+def _figure_formats(formats: Any) -> tuple[str, ...]:
+    items = (formats.split(",") if isinstance(formats, str) else list(formats)) if formats is not None else DEFAULT_FORMATS
+    items = [str(f).strip().lower() for f in items if str(f).strip()]
+    bad = [f for f in items if f not in FORMATS]
+    if bad or not items:
+        raise InputError.bad_value("formats", ",".join(bad) or "(empty)", "figure formats among " + ", ".join(FORMATS))
+    if "spec" in items and len(set(items)) > 1:
+        raise InputError.bad_value("formats", ",".join(items), "'spec' alone (no pixels), or 'png' and/or 'svg'")
+    return tuple(f for f in FORMATS if f in items)
+
+
+def render(kind: str, payload: Mapping[str, Any] | None, context: Mapping[str, Any] | None = None,
+           formats: Any = DEFAULT_FORMATS) -> tuple[bytes | None, bytes | None, str]:
+    """The figure of ``kind`` as ``(png, svg, note)`` (None for a format not in ``formats``); raises as
+    :func:`draw` does."""
+    png, svg, note, _ = _render(kind, payload, context, _figure_formats(formats))
     return png, svg, note
+
+
+@contextlib.contextmanager
+def _young_garbage() -> Any:
+    """Build and drop a figure without the cycle collector running meanwhile, then collect the youngest generation.
+
+    A figure is some 10,000 objects in reference cycles (artists, transforms, callbacks). Collected automatically
+    while it is being built, they survive as reachable, are promoted, and soon make the collector go through the
+    whole heap of a long-lived process (the catalogue, the records, the imports: 0.3-1 s a full collection on the
+    development machine, most of a gym task's CPU). With the collector paused they stay young, and one
+    collection of the youngest generation frees them once the figure is dropped."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+            gc.collect(0)
+
+
+def _render(kind: str, payload: Any, context: Mapping[str, Any] | None,
+            formats: tuple[str, ...]) -> tuple[bytes | None, bytes | None, str, dict[str, Any] | None]:
+    maker = _check(kind, payload)
+    from aquascope_core.deliverables.style import figure_spec, house_style, save
+
+    spec = png = svg = None
+    with _DRAWING, _young_garbage():
+        with house_style():
+            fig, note = maker(payload, dict(context or {}))
+            if formats == ("spec",):
+                spec = figure_spec(fig)
+            else:
+                png, svg = save(fig, formats)
+        del fig  # unreachable before the collection of the youngest generation
+    return png, svg, note, spec
 
 
 # seconds a figure of each kind took to draw, lately (the longest are handed to the workers first)
@@ -90,20 +144,22 @@ _COST: dict[str, float] = {}
 _COST_DEFAULT = 0.3
 
 
-def _render_job(kind: str, payload: Any, context: Mapping[str, Any]) -> tuple[str, Any]:
-    """:func:`render` for a worker process: ``("ok", (png, svg, note, seconds))``, ``("skip", reason)`` when the
-    payload lacks what the figure needs, or ``("error", text)`` (drawn again in the calling process to raise there)."""
+def _render_job(kind: str, payload: Any, context: Mapping[str, Any],
+                formats: tuple[str, ...] = DEFAULT_FORMATS) -> tuple[str, Any]:
+    """:func:`render` for a worker process: ``("ok", (png, svg, note, spec, seconds))``, ``("skip", reason)`` when
+    the payload lacks what the figure needs, or ``("error", text)`` (drawn again in the calling process to raise
+    there)."""
     try:
         started = time.perf_counter()
-        return "ok", (*render(kind, payload, context), time.perf_counter() - started)
+        return "ok", (*_render(kind, payload, context, formats), time.perf_counter() - started)
     except (FigureDataMissing, InputError) as exc:
         return "skip", exc.message
     except Exception as exc:  # noqa: BLE001 - reported back; the caller redraws it to raise the real error
         return "error", f"{type(exc).__name__}: {exc}"
 
 
-def _entry(kind: str, number: int, caption: str | None, step: Any, drawn: tuple[bytes, bytes, str]) -> dict[str, Any]:
-    png, svg, note = drawn
+def _entry(kind: str, number: int, caption: str | None, step: Any, drawn: tuple[Any, ...]) -> dict[str, Any]:
+    png, svg, note, spec = drawn
     return {
         "id": f"fig-{number}-{kind}",
         "kind": kind,
@@ -113,16 +169,18 @@ def _entry(kind: str, number: int, caption: str | None, step: Any, drawn: tuple[
         "shows_steps": [step] if step else [],
         "png": png,
         "svg": svg,
+        "spec": spec,
     }
 
 
 def draw(kind: str, payload: Mapping[str, Any] | None, *, number: int, caption: str | None = None,
-         context: Mapping[str, Any] | None = None) -> dict[str, Any]:
+         context: Mapping[str, Any] | None = None, formats: Any = DEFAULT_FORMATS) -> dict[str, Any]:
     """Draw one figure of ``kind`` from ``payload``.
 
     ``context`` may hold ``step`` (its id), ``arguments`` (the step's resolved arguments), ``params`` (the
     study's problem parameters, e.g. the design return period) and ``inventory`` (the site reconnaissance).
-    Returns ``{id, kind, number, caption, step, shows_steps, png, svg}``; ``shows_steps`` lists the step and any
+    Returns ``{id, kind, number, caption, step, shows_steps, png, svg, spec}`` (each of png, svg and spec None
+    unless ``formats`` asks for it); ``shows_steps`` lists the step and any
     later step drawn into this figure (see :attr:`FigureMaker.folds`; :func:`figures_for_study` fills it).
     Raises :class:`FigureDataMissing` when the payload lacks what the figure needs (nothing is drawn) and
     :class:`InputError` for an unknown kind or a bad number.
@@ -131,7 +189,7 @@ def draw(kind: str, payload: Mapping[str, Any] | None, *, number: int, caption: 
     if isinstance(number, bool) or not isinstance(number, int) or number < 1:
         raise InputError.bad_value("number", number, "a positive whole number (the figure's place in the report)")
     ctx = dict(context or {})
-    return _entry(kind, number, caption, ctx.get("step"), render(kind, payload, ctx))
+    return _entry(kind, number, caption, ctx.get("step"), _render(kind, payload, ctx, _figure_formats(formats)))
 
 
 def figure_outputs(step: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -164,7 +222,7 @@ def _dependents(steps: list[Mapping[str, Any]], results: Mapping[str, Any], sid:
 
 
 def figures_for_study(study: Mapping[str, Any], run: Mapping[str, Any], *, inventory: Mapping[str, Any] | None = None,
-                      skipped: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+                      skipped: list[dict[str, Any]] | None = None, formats: Any = DEFAULT_FORMATS) -> list[dict[str, Any]]:
     """Every figure the plan names, drawn from the run, numbered in report order (the site map first).
 
     ``study`` is a study dict or Study (version 3: ``steps[i].outputs``), ``run`` a run dict or StudyRun and
@@ -173,8 +231,9 @@ def figures_for_study(study: Mapping[str, Any], run: Mapping[str, Any], *, inven
     that cannot be drawn (its step not established, its payload lacking the series it needs) is left out,
     logged, and, when ``skipped`` is a list, recorded there as ``{kind, step, reason}``. A later step drawn
     into an earlier figure (a trend test's line on the annual maxima) is in that figure's ``shows_steps``, and its
-    own figure is skipped as "shown in Figure n".
+    own figure is skipped as "shown in Figure n". ``formats`` (see the module doc) are made from one layout.
     """
+    formats = _figure_formats(formats)
     if hasattr(study, "to_dict"):
         study = study.to_dict()
     if not isinstance(study, Mapping):
@@ -183,7 +242,7 @@ def figures_for_study(study: Mapping[str, Any], run: Mapping[str, Any], *, inven
     params = dict((study.get("problem") or {}).get("params") or {})
     pending = None
     if _prefetched:  # the digest costs a pass over the payloads: only when something was drawn ahead
-        key = _key(study, results, inventory)
+        key = _key(study, results, inventory, formats)
         with _prefetch_lock:
             pending = _prefetched.pop(key, None)
     if pending is not None:
@@ -196,7 +255,7 @@ def figures_for_study(study: Mapping[str, Any], run: Mapping[str, Any], *, inven
                 skipped.extend(missed_ahead)
             return figs
     missed: list[dict[str, Any]] = []
-    figs = _draw_all(study, results, params, inventory, missed)
+    figs = _draw_all(study, results, params, inventory, missed, formats)
     if skipped is not None:
         skipped.extend(missed)
     return figs
@@ -209,23 +268,25 @@ _prefetch_pool: Any = None
 _PREFETCH_KEEP = 4
 
 
-def _key(study: Mapping[str, Any], results: Mapping[str, Any], inventory: Any) -> str:
-    blob = json.dumps([study.get("problem"), study.get("steps"), results, inventory], default=str)
+def _key(study: Mapping[str, Any], results: Mapping[str, Any], inventory: Any, formats: tuple[str, ...]) -> str:
+    blob = json.dumps([study.get("problem"), study.get("steps"), results, inventory, formats], default=str)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
-def prefetch(study: Mapping[str, Any], run: Mapping[str, Any], *, inventory: Mapping[str, Any] | None = None) -> bool:
+def prefetch(study: Mapping[str, Any], run: Mapping[str, Any], *, inventory: Mapping[str, Any] | None = None,
+             formats: Any = DEFAULT_FORMATS) -> bool:
     """Start drawing the study's figures in the background, as soon as its run is final (the workers draw them
     while the crew interprets, criticises and writes); a later :func:`figures_for_study` on the same study, run
     and inventory takes them instead of drawing. A run that changes in between (a fix round) changes the digest,
     and its figures are drawn afresh. Does nothing (returns False) without worker processes."""
     global _prefetch_pool
+    formats = _figure_formats(formats)
     if workers.worker_count() < 2:
         return False
     if hasattr(study, "to_dict"):
         study = study.to_dict()
     results = _results(run)
-    key = _key(study, results, inventory)
+    key = _key(study, results, inventory, formats)
     params = dict((study.get("problem") or {}).get("params") or {})
     with _prefetch_lock:
         if key in _prefetched:
@@ -237,7 +298,7 @@ def prefetch(study: Mapping[str, Any], run: Mapping[str, Any], *, inventory: Map
 
         def job() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
             missed: list[dict[str, Any]] = []
-            return _draw_all(study, results, params, inventory, missed), missed
+            return _draw_all(study, results, params, inventory, missed, formats), missed
 
         _prefetched[key] = _prefetch_pool.submit(job)
         while len(_prefetched) > _PREFETCH_KEEP:
@@ -246,7 +307,8 @@ def prefetch(study: Mapping[str, Any], run: Mapping[str, Any], *, inventory: Map
 
 
 def _draw_all(study: Mapping[str, Any], results: Mapping[str, Any], params: Mapping[str, Any],
-              inventory: Mapping[str, Any] | None, skipped: list[dict[str, Any]]) -> list[dict[str, Any]]:
+              inventory: Mapping[str, Any] | None, skipped: list[dict[str, Any]],
+              formats: tuple[str, ...] = DEFAULT_FORMATS) -> list[dict[str, Any]]:
     started = time.perf_counter()
 
     # 1. what the plan names, in report order: a job to draw, or the reason it cannot be
@@ -286,14 +348,17 @@ def _draw_all(study: Mapping[str, Any], results: Mapping[str, Any], params: Mapp
     def draw_slots(idx: list[int]) -> None:
         # the slowest kinds first, so that no worker is left with a long figure at the end
         idx = sorted(idx, key=lambda i: -_COST.get(slots[i]["kind"], _COST_DEFAULT))
-        done = workers.run(_render_job, [(slots[i]["kind"], slots[i]["payload"], slots[i]["ctx"]) for i in idx])
+        jobs = [(slots[i]["kind"], slots[i]["payload"], slots[i]["ctx"], formats) for i in idx]
+        # a specification is a fraction of a drawing: not worth a worker's round trip
+        done = [_render_job(*j) for j in jobs] if formats == ("spec",) else workers.run(_render_job, jobs)
         for i, (status, value) in zip(idx, done):
             if status == "error":  # draw it here, so the real exception is raised
-                value, status = (*render(slots[i]["kind"], slots[i]["payload"], slots[i]["ctx"]), 0.0), "ok"
+                value, status = (*_render(slots[i]["kind"], slots[i]["payload"], slots[i]["ctx"], formats), 0.0), "ok"
             if status == "ok":
-                kind, seconds = slots[i]["kind"], value[3]
-                _COST[kind] = seconds if kind not in _COST else 0.5 * (_COST[kind] + seconds)
-                value = value[:3]
+                kind, seconds = slots[i]["kind"], value[4]
+                if formats != ("spec",):
+                    _COST[kind] = seconds if kind not in _COST else 0.5 * (_COST[kind] + seconds)
+                value = value[:4]
             slots[i]["drawn" if status == "ok" else "reason"] = value
 
     draw_slots([i for i, s in enumerate(slots) if "reason" not in s and "host" not in s])

@@ -50,7 +50,9 @@ def _figures(rows: Sequence[Mapping[str, Any]]) -> str:
     figs = [r["figures"] for r in rows if r.get("figures")]
     if not figs:
         return "none shown"
-    return f"{sum(f['present'] for f in figs)}/{sum(f['shown'] for f in figs)}"
+    described = sum(f.get("by_spec") or 0 for f in figs)  # scored by what they plot, not drawn (the gym's crew)
+    return f"{sum(f['present'] for f in figs)}/{sum(f['shown'] for f in figs)}" + (
+        f" ({described} by specification)" if described else "")
 
 
 def leaderboard(rows: Iterable[Mapping[str, Any]], *, title: str = "Gym leaderboard") -> str:

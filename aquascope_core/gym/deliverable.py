@@ -10,13 +10,18 @@
 - ``critique_clean``: the Critic's checks all passed and the Author's final check was clean;
 - ``sections``: the report has every section a consulting report carries (a declined one: the summary
   with the reason, and the appendix);
-- ``figures``: every figure the report shows (``![caption](name)``) is an artifact whose file exists.
-  Reports without figures score ``figures`` as ``None`` (nothing listed), not as a pass;
+- ``figures``: every figure the report shows (``![caption](name)``) is an artifact whose file exists. The gym's
+  crew delivers each figure as its specification (``figures/*.spec.json``, the "spec" figure format: what the
+  figure plots, built from the step's payload, with no layout and no pixels) rather than paying for the
+  drawing; such a figure counts as present only when its file reads, it plots at least one mark, and each
+  step it shows (``shows_steps``) passed its gates in the run. Reports without figures score ``figures`` as
+  ``None`` (nothing listed), not as a pass;
 - ``grade``: the grade the report states (``None`` when it states none).
 """
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any, Mapping
@@ -96,6 +101,28 @@ def _report_file(ws: Mapping[str, Any], store_root: str | Path | None) -> tuple[
         return None, f"report.md is listed but cannot be read: {exc}"
 
 
+SPEC_SUFFIX = ".spec.json"
+
+
+def _spec_problem(store: Any, ws: Mapping[str, Any], name: str, results: Mapping[str, Any]) -> str | None:
+    """Why the figure specification ``name`` does not stand for a figure (None when it does)."""
+    ref = next((a for a in ws.get("artifacts") or [] if a.get("name") == name), None)
+    try:
+        spec = json.loads(store.path(ref).read_text(encoding="utf-8"))
+    except Exception as exc:  # noqa: BLE001 - an unreadable specification is a missing figure
+        return f"its specification cannot be read: {type(exc).__name__}"
+    if not isinstance(spec, Mapping):
+        return "its specification is not an object"
+    marks = spec.get("marks")
+    if isinstance(marks, bool) or not isinstance(marks, int) or marks < 1:
+        return "it plots no data"
+    steps = [s for s in spec.get("shows_steps") or [spec.get("step")] if s]
+    bad = [s for s in steps if (results.get(s) or {}).get("status") != "ok"]
+    if bad:
+        return "its step " + ", ".join(map(str, bad)) + " did not pass its gates"
+    return None
+
+
 def check_deliverable(ws: Mapping[str, Any], store_root: str | Path | None) -> dict[str, Any]:
     """The deliverable's scores for one workspace dict whose artifacts live under ``store_root``."""
     from aquascope_core.workspace import ArtifactStore
@@ -143,7 +170,14 @@ def check_deliverable(ws: Mapping[str, Any], store_root: str | Path | None) -> d
             except Exception:  # noqa: BLE001 - listed but absent
                 have[a.get("name")] = False
         missing_figs = [n for n in shown if not have.get(n) and not have.get(Path(n).name)]
-        out["figures"] = {"shown": len(shown), "present": len(shown) - len(missing_figs), "missing": missing_figs}
+        results = (ws.get("run") or {}).get("results") or {}
+        specs = [n for n in shown if n.endswith(SPEC_SUFFIX) and n not in missing_figs]
+        for n in specs:
+            why = _spec_problem(store, ws, n, results)
+            if why:
+                missing_figs.append(f"{n} ({why})")
+        out["figures"] = {"shown": len(shown), "present": len(shown) - len(missing_figs), "missing": missing_figs,
+                          "by_spec": len(specs)}
     else:
         out["figures"] = None
     crit = ws.get("critique") or {}

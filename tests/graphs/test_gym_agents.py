@@ -90,10 +90,47 @@ def test_a_delivered_report_scores_clean_and_a_tampered_one_does_not(delivered):
         path.write_text(original + "\n![Flood frequency](flood_curve.png)\n![The study](study.yaml)\n")
         figs = score(FLOOD, delivered)["figures"]
         shown = len(set(re.findall(r"!\[[^\]]*\]\(([^)]+)\)", original)))
-        assert figs == {"shown": shown + 2, "present": shown + 1, "missing": ["flood_curve.png"]}
+        assert figs == {"shown": shown + 2, "present": shown + 1, "missing": ["flood_curve.png"], "by_spec": shown}
     finally:
         path.write_text(original)
     assert score(FLOOD, delivered)["faithful"]
+
+
+def test_figures_are_scored_by_their_specification_and_fail_without_data_or_gates(delivered):
+    """The gym's crew describes its figures (``figures/*.spec.json``) instead of drawing them; a figure whose
+    specification is gone, plots nothing, or shows a step that did not pass its gates is missing."""
+    ws = delivered["workspace"]
+    store = ArtifactStore(delivered["store_root"])
+    md = _report_path(delivered).read_text()
+    shown = sorted(set(re.findall(r"!\[[^\]]*\]\(([^)]+)\)", md)))
+    assert shown and all(n.startswith("figures/") and n.endswith(".spec.json") for n in shown)
+    assert not [a for a in ws["artifacts"] if a["name"].endswith((".png", ".svg"))]  # no pixels paid for
+    curve = next(n for n in shown if "frequency-curve" in n)
+    ref = next(a for a in ws["artifacts"] if a["name"] == curve)
+    path = store.path(ref)
+    spec = json.loads(path.read_text())
+    assert spec["kind"] == "frequency_curve" and spec["marks"] >= 50 and spec["step"]
+    assert any("AEP" in a["xlabel"] or "exceedance" in a["xlabel"].lower() for a in spec["axes"]), spec["axes"]
+    row = score(FLOOD, delivered)
+    assert row["figures"]["present"] == len(shown) and row["figures"]["by_spec"] == len(shown)
+    original = path.read_text()
+    try:
+        path.write_text(json.dumps({**spec, "marks": 0}))
+        assert score(FLOOD, delivered)["figures"]["missing"] == [f"{curve} (it plots no data)"]
+        path.write_text("not json")
+        assert "cannot be read" in score(FLOOD, delivered)["figures"]["missing"][0]
+        path.unlink()
+        assert score(FLOOD, delivered)["figures"]["missing"] == [curve]
+    finally:
+        path.write_text(original)
+    run = json.loads(json.dumps(delivered["run"]))
+    run["results"][spec["step"]]["status"] = "failed"
+    figs = score(FLOOD, {**delivered, "workspace": {**ws, "run": run}})["figures"]
+    of_step = [n for n in shown if json.loads(store.path(next(a for a in ws["artifacts"] if a["name"] == n))
+                                                .read_text())["step"] == spec["step"]]  # the curve and the diagram
+    assert curve in of_step and figs["missing"] == [f"{n} (its step {spec['step']} did not pass its gates)"
+                                                    for n in of_step]
+    assert score(FLOOD, delivered)["figures"]["missing"] == []
 
 
 def test_gates_dropped_or_loosened_grades_above_the_ceiling_and_wrong_declines(delivered):
