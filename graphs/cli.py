@@ -546,13 +546,29 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _in_process_deliverables() -> None:
-    """A one-shot command draws its figures and documents in this process unless told otherwise: cold worker
-    processes each import matplotlib and the makers again, which costs more than they save in a single study
-    (benchmarks/bench_cli.py: about 1.5x the CPU and more wall time); a long-lived server keeps the default."""
-    from aquascope_core.deliverables.workers import ENV
+def _delivers(args: argparse.Namespace) -> bool:
+    """Whether the command will likely make a study's figures and documents (a study run to its report)."""
+    if args.func is cmd_export:
+        return True
+    if args.func is cmd_studio:
+        return bool(args.yes or args.resume or getattr(args, "sensitivity", False))
+    return args.func is cmd_solve and bool(args.yes)
 
-    os.environ.setdefault(ENV, "0")
+
+def _deliverable_workers(args: argparse.Namespace) -> None:
+    """A one-shot command's figures and documents: unless AQUASCOPE_DELIVERABLE_WORKERS says otherwise, one worker
+    forked now, while this process has a single thread and little imported, imports the deliverable stack
+    (matplotlib, openpyxl, python-docx) and later draws and writes, on the other core, while this process imports
+    the crew and runs the study; this process never imports that stack. Workers started on demand are not used: a
+    cold one starts an interpreter and imports everything again, which costs more than it saves in a single study
+    (benchmarks/bench_cli.py). A long-lived server keeps its default (workers started once)."""
+    from aquascope_core.deliverables import workers
+
+    if os.environ.get(workers.ENV, "").strip():  # the caller chose (0: everything in this process)
+        return
+    os.environ[workers.ENV] = "0"
+    if _delivers(args) and workers.cores() >= 2:
+        workers.fork(1)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -563,7 +579,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from aquascope_core.errors import AquascopeError, DeclinedError, InputError
 
     if args.func in (cmd_studio, cmd_solve, cmd_run, cmd_export):
-        _in_process_deliverables()
+        _deliverable_workers(args)
     try:
         return int(args.func(args) or 0)
     except DeclinedError as exc:

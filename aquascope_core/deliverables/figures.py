@@ -220,7 +220,7 @@ def prefetch(study: Mapping[str, Any], run: Mapping[str, Any], *, inventory: Map
     and inventory takes them instead of drawing. A run that changes in between (a fix round) changes the digest,
     and its figures are drawn afresh. Does nothing (returns False) without worker processes."""
     global _prefetch_pool
-    if workers.worker_count() < 2:
+    if not workers.serving():
         return False
     if hasattr(study, "to_dict"):
         study = study.to_dict()
