@@ -20,23 +20,24 @@ def _resolve(name: str) -> Any:
 
 
 def _warm() -> None:
+    """Import what the jobs need and use it once (fonts, caches, the Word template): the figures first, the
+    documents' libraries after (a missing one is reported by the job that needs it)."""
     from aquascope_core.deliverables import figures, style  # noqa: F401
 
-    for writer in ("report_docx", "workbook"):  # the Word report's and the workbook's makers, with their libraries
-        try:
-            importlib.import_module(f"aquascope_core.deliverables.{writer}")
-        except ImportError:  # a library that is missing is reported by the job that needs it
-            pass
-    for lib in ("docx", "openpyxl"):
-        try:
-            importlib.import_module(lib)
-        except ImportError:
-            pass
     with style.house_style():
         fig, ax = style.new_figure()
         ax.plot([0, 1], [0, 1], label="x")
         ax.set_xlabel("warm (-)")
         style.save(fig)
+    for module, first_use in (("aquascope_core.deliverables.report_docx", None),
+                              ("aquascope_core.deliverables.workbook", None),
+                              ("docx", "Document"), ("openpyxl", "Workbook")):
+        try:
+            mod = importlib.import_module(module)
+            if first_use:
+                getattr(mod, first_use)()
+        except ImportError:
+            pass
 
 
 def _leave_with_parent(poll_s: float = 0.2, parent: int | None = None) -> None:
