@@ -567,7 +567,7 @@ def _deliverable_workers(args: argparse.Namespace) -> None:
     if os.environ.get(workers.ENV, "").strip():  # the caller chose (0: everything in this process)
         return
     os.environ[workers.ENV] = "0"
-    if _delivers(args) and workers.cores() >= 2:
+    if _AS_PROGRAM and _delivers(args) and workers.cores() >= 2:  # never from a process that called main()
         workers.fork(1)
 
 
@@ -589,7 +589,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     from aquascope_core.errors import AquascopeError, DeclinedError, InputError
 
     if args.func in (cmd_studio, cmd_solve, cmd_run, cmd_export):
-        _one_shot_gc()
+        if _AS_PROGRAM:
+            _one_shot_gc()
         _deliverable_workers(args)
     try:
         return int(args.func(args) or 0)
@@ -612,11 +613,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_FAIL
 
 
+# True when this process is the `aquascope` program (entry); the process-wide choices of a one-shot command (the
+# collector's thresholds, a forked worker) are never made for a caller of main() (a test, a notebook, a host).
+_AS_PROGRAM = False
+
+
 def entry() -> None:
-    """The `aquascope` program: :func:`main`, then an exit without the interpreter's teardown when nothing is left
+    """The `aquascope` program: :func:`main` (with a one-shot command's collector thresholds and forked worker, see
+    _one_shot_gc and _deliverable_workers), then an exit without the interpreter's teardown when nothing is left
     running (about 0.8 CPU s of freeing a study's objects and modules one by one): the exit handlers run (the
     workers are stopped, the logs flushed), stdout and stderr are flushed, every file the command wrote is
     closed. With a thread still running it exits normally. ``main`` itself returns (it is called in-process)."""
+    global _AS_PROGRAM
+    _AS_PROGRAM = True
     code = main()
     import atexit
     import threading

@@ -1,5 +1,6 @@
 """The one-shot CLI's process structure: a study run to its report forks one deliverables worker at start, never
-imports the deliverable stack itself, and writes the same files as the same study made in one process."""
+imports the deliverable stack itself, and writes the same files as the same study made in one process; a caller
+of graphs.cli.main (not the program) gets no forked worker."""
 
 from __future__ import annotations
 
@@ -14,13 +15,23 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 STUDY = ["studio", "Design flow for a road crossing, 100-year", "--lat", "41.10", "--lon", "-74.96", "--yes", "-q"]
+# the program as the `aquascope` script runs it (graphs.cli.entry); what it did is printed by an exit handler, which
+# entry runs before it leaves
 PROBE = """
-import json, sys
+import atexit, json, sys
 from graphs import cli
-code = cli.main(sys.argv[1:])
 from aquascope_core.deliverables import workers
-print(json.dumps({"code": code, "forked": workers.forked(),
-                  "imported": [m for m in ("matplotlib", "openpyxl", "docx") if m in sys.modules]}))
+seen = {}
+def report():
+    print(json.dumps({**seen, "imported": [m for m in ("matplotlib", "openpyxl", "docx") if m in sys.modules]}))
+atexit.register(report)
+real_main = cli.main
+def main(argv=None):
+    code = real_main(sys.argv[1:])
+    seen.update(code=code, forked=workers.forked())
+    return code
+cli.main = main
+cli.entry()
 """
 
 
@@ -71,3 +82,18 @@ def test_a_study_that_stops_at_its_plan_forks_nothing(tmp_path):
     assert done.returncode == 0, done.stderr[-2000:]
     probe = json.loads(done.stdout.strip().splitlines()[-1])
     assert probe == {"code": 0, "forked": 0, "imported": []}
+
+
+def test_a_caller_of_main_gets_no_forked_worker(tmp_path, monkeypatch):
+    """main() called in a process (a test, a notebook) makes no process-wide choice: no fork, no collector change."""
+    import gc
+
+    from aquascope_core.deliverables import workers
+    from graphs import cli
+
+    monkeypatch.delenv(workers.ENV, raising=False)
+    monkeypatch.setenv("AQUASCOPE_HOME", str(tmp_path / "home"))
+    monkeypatch.setattr(cli, "cmd_studio", lambda args: 0)  # the study itself is not what is looked at
+    before = gc.get_threshold()
+    assert cli.main(STUDY[:1] + ["x", "--lat", "41.1", "--lon", "-74.96", "--yes"]) == 0
+    assert workers.forked() == 0 and gc.get_threshold() == before
