@@ -25,10 +25,12 @@ every file; the bytes live only in the store.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import inspect
 import json
 import logging
 import re
+import sys
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
@@ -90,6 +92,12 @@ def figure_formats(formats: Iterable[str] | str | None) -> tuple[str, ...]:
 
 
 def _missing(lib: str) -> str | None:
+    if lib not in sys.modules and workers.forked():  # the workers import it; this process need not
+        try:
+            found = importlib.util.find_spec(lib)
+        except (ImportError, ValueError) as exc:
+            return f"{type(exc).__name__}: {exc}"
+        return None if found is not None else f"ModuleNotFoundError: No module named {lib!r}"
     try:
         importlib.import_module(lib)
     except Exception as exc:  # noqa: BLE001 - ImportError, or a broken install
@@ -315,11 +323,12 @@ def make_deliverables(ws: Workspace, store: ArtifactStore, *, formats: Iterable[
     study_yaml = study.to_yaml() if study is not None else ""
     snapshot = ws.to_dict() if {"xlsx", "ipynb"} & set(makers) else {}  # one copy for the makers that read it
     meta = {"id": ws.id, "created": ws.created}
-    # the Word report and the workbook are the slow ones: made side by side in the workers, the rest here
+    # the Word report and the workbook are the slow ones: made side by side in the workers (or by the worker
+    # forked at start, which has their libraries imported), the rest here
     slow = [f for f in ("docx", "xlsx") if f in makers]
     made = dict(zip(slow, workers.run(_make_job, [
         (fmt, meta, report, images if fmt == "docx" else {}, fig_refs, study_yaml, names,
-         snapshot if fmt == "xlsx" else {}) for fmt in slow]))) if len(slow) > 1 else {}
+         snapshot if fmt == "xlsx" else {}) for fmt in slow]))) if len(slow) > 1 or workers.forked() else {}
     for fmt in makers:
         status, data = made.get(fmt) or _make_job(fmt, meta, report, images, fig_refs, study_yaml, names, snapshot)
         if status != "ok":  # one document that fails never costs the others

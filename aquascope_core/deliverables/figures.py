@@ -281,7 +281,7 @@ def prefetch(study: Mapping[str, Any], run: Mapping[str, Any], *, inventory: Map
     and its figures are drawn afresh. Does nothing (returns False) without worker processes."""
     global _prefetch_pool
     formats = _figure_formats(formats)
-    if workers.worker_count() < 2:
+    if not workers.serving():
         return False
     if hasattr(study, "to_dict"):
         study = study.to_dict()

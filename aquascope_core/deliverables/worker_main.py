@@ -20,6 +20,8 @@ def _resolve(name: str) -> Any:
 
 
 def _warm() -> None:
+    """Import what the jobs need and use it once (fonts, caches, the Word template): the figures first, the
+    documents' libraries after (a missing one is reported by the job that needs it)."""
     from aquascope_core.deliverables import figures, style  # noqa: F401
 
     with style.house_style():
@@ -27,16 +29,25 @@ def _warm() -> None:
         ax.plot([0, 1], [0, 1], label="x")
         ax.set_xlabel("warm (-)")
         style.save(fig)
+    for module, first_use in (("aquascope_core.deliverables.report_docx", None),
+                              ("aquascope_core.deliverables.workbook", None),
+                              ("docx", "Document"), ("openpyxl", "Workbook")):
+        try:
+            mod = importlib.import_module(module)
+            if first_use:
+                getattr(mod, first_use)()
+        except ImportError:
+            pass
 
 
-def _leave_with_parent(poll_s: float = 0.2) -> None:
+def _leave_with_parent(poll_s: float = 0.2, parent: int | None = None) -> None:
     """Exit as soon as the process that started this worker is gone (a SIGKILL closes no pipe for a worker busy
     drawing, and a pipe another process inherited may stay open): a daemon thread polls the parent's pid."""
     import os
     import threading
     import time
 
-    parent = int(os.environ.get("AQUASCOPE_WORKER_PARENT") or os.getppid())
+    parent = parent or int(os.environ.get("AQUASCOPE_WORKER_PARENT") or os.getppid())
 
     def watch() -> None:
         while os.getppid() == parent:
@@ -47,10 +58,15 @@ def _leave_with_parent(poll_s: float = 0.2) -> None:
 
 
 def main() -> int:
+    return serve(sys.stdin.buffer, sys.stdout.buffer)
+
+
+def serve(stdin: Any, stdout: Any, parent: int | None = None) -> int:
+    """Answer the jobs read from ``stdin`` on ``stdout`` until ``stdin`` closes or ``parent`` is gone (a worker
+    forked by ``workers.fork`` passes its parent's pid; a started one reads it from its environment)."""
     from aquascope_core.deliverables.workers import receive, send
 
-    _leave_with_parent()
-    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+    _leave_with_parent(parent=parent)
     sys.stdout = sys.stderr  # a stray print must not corrupt the answers
     _warm()
     while True:
