@@ -50,7 +50,7 @@ footer { margin-top: 10mm; border-top: 1px solid var(--rule); padding-top: 2mm; 
 @page wide { size: A4 landscape; margin: 15mm 16mm 15mm; }
 @media print {
   div.wide { page: wide; }
-  h2, h3, h4 { break-after: avoid; page-break-after: avoid; }
+  h2, h3, h4, caption { break-after: avoid; page-break-after: avoid; }
   div.figure, tr, pre { break-inside: avoid; page-break-inside: avoid; }
   thead { display: table-header-group; }
   a { color: inherit; text-decoration: none; }

@@ -40,3 +40,10 @@ def test_cells_carry_their_size_alignment_and_unbroken_dates():
     assert ('<span style="white-space: nowrap">1945-01-01</span> to '
             '<span style="white-space: nowrap">2025-05-05</span>') in out
     assert "<div" not in out  # a narrow table stays on the portrait page
+
+
+def test_a_table_caption_stays_with_its_table():
+    """A browser's print left 'Table 2. Stations within reach' alone at the foot of a page, its table on the next."""
+    page = render_html({"title": "t", "sections": [{"id": "s", "title": "S", "tables": [NARROW]}]}, {})
+    rule = re.search(r"@media print \{(.*?)\n\}", page, re.S).group(1)
+    assert re.search(r"[^{}]*\bcaption\b[^{}]*\{\s*break-after: avoid", rule), rule
