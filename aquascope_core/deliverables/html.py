@@ -14,7 +14,7 @@ import html
 import re
 from typing import Any, Callable, Mapping, Sequence
 
-from aquascope_core.deliverables.blocks import blocks
+from aquascope_core.deliverables.blocks import blocks, is_lead
 
 __all__ = ["render_html", "figure_label", "table_label"]
 
@@ -50,9 +50,9 @@ footer { margin-top: 10mm; border-top: 1px solid var(--rule); padding-top: 2mm; 
 @page wide { size: A4 landscape; margin: 15mm 16mm 15mm; }
 @media print {
   div.wide { page: wide; }
-  h2, h3, h4, caption { break-after: avoid; page-break-after: avoid; }
+  h2, h3, h4, caption, p.lead { break-after: avoid; page-break-after: avoid; }
   div.figure, tr, pre { break-inside: avoid; page-break-inside: avoid; }
-  thead { display: table-header-group; }
+  thead { display: table-header-group; break-after: avoid; page-break-after: avoid; }
   a { color: inherit; text-decoration: none; }
 }
 """
@@ -91,7 +91,8 @@ def text_html(text: str | None) -> str:
     for kind, content in blocks(text):
         if kind == "p":
             inner = _runs_html(content)
-            cls = ' class="notice"' if inner.startswith("<strong>Notice") else ""
+            cls = ' class="notice"' if inner.startswith("<strong>Notice") else \
+                (' class="lead"' if is_lead(content) else "")
             parts.append(f"<p{cls}>{inner}</p>")
         elif kind in ("ul", "ol"):
             items = "".join(f"<li>{_runs_html(item)}</li>" for item in content)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import io
 from typing import Any, Callable, Mapping, Sequence
 
-from aquascope_core.deliverables.blocks import blocks, plain
+from aquascope_core.deliverables.blocks import blocks, is_lead, plain
 from aquascope_core.deliverables.html import _is_number, figure_label, table_label
 from aquascope_core.deliverables.table_layout import column_widths, fits, table_font
 
@@ -49,7 +49,10 @@ def _text(doc: Any, text: str | None) -> None:
 
     for kind, content in blocks(text):
         if kind == "p":
-            _add_runs(doc.add_paragraph(), content)
+            par = doc.add_paragraph()
+            _add_runs(par, content)
+            if is_lead(content):  # a run-in heading ("Caveats.") never ends a page
+                par.paragraph_format.keep_with_next = True
         elif kind in ("ul", "ol"):
             style = "List Bullet" if kind == "ul" else "List Number"
             for item in content:

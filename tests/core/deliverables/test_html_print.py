@@ -47,3 +47,25 @@ def test_a_table_caption_stays_with_its_table():
     page = render_html({"title": "t", "sections": [{"id": "s", "title": "S", "tables": [NARROW]}]}, {})
     rule = re.search(r"@media print \{(.*?)\n\}", page, re.S).group(1)
     assert re.search(r"[^{}]*\bcaption\b[^{}]*\{\s*break-after: avoid", rule), rule
+
+
+def test_a_run_in_heading_is_kept_with_what_follows():
+    """'**Limitations of the method.**' printed alone at the foot of a browser's page; the Word report keeps it with
+    its next paragraph too."""
+    import io
+
+    import docx
+
+    from aquascope_core.deliverables.report_docx import render_docx
+
+    report = {"title": "t", "sections": [{"id": "limitations", "title": "Limitations",
+                                          "text": "**Limitations of the method.**\n\n- one\n\nSome **bold** words."}]}
+    page = render_html(report, {})
+    assert '<p class="lead"><strong>Limitations of the method.</strong></p>' in page
+    assert '<p class="lead">' not in page.split("Limitations of the method.")[1]
+    rule = re.search(r"@media print \{(.*?)\n\}", page, re.S).group(1)
+    assert re.search(r"p\.lead[^{}]*\{\s*break-after: avoid", rule), rule
+    doc = docx.Document(io.BytesIO(render_docx(report, {})))
+    pars = {p.text: p for p in doc.paragraphs}
+    assert pars["Limitations of the method."].paragraph_format.keep_with_next is True
+    assert not pars["Some bold words."].paragraph_format.keep_with_next
