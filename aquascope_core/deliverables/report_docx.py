@@ -84,11 +84,17 @@ def _field(run: Any, instr: str) -> None:
 
 
 def _repeat_header(row: Any) -> None:
+    _row_flag(row, "w:tblHeader")
+
+
+def _row_flag(row: Any, tag: str) -> None:
+    """A row property that is on or off: ``w:tblHeader`` (repeated on every page), ``w:cantSplit`` (never broken
+    across a page: LibreOffice printed a station's name half at a page's foot, half on the next)."""
     from docx.oxml import OxmlElement
     from docx.oxml.ns import qn
 
     tr_pr = row._tr.get_or_add_trPr()
-    el = OxmlElement("w:tblHeader")
+    el = OxmlElement(tag)
     el.set(qn("w:val"), "true")
     tr_pr.append(el)
 
@@ -130,6 +136,8 @@ def _table(doc: Any, table: Mapping[str, Any], number: int, pointer: str | None,
         run.bold = True
         run.font.size = Pt(size)
     _repeat_header(t.rows[0])
+    for row in t.rows:
+        _row_flag(row, "w:cantSplit")
     for i, row in enumerate(shown, 1):
         cells = grid_cells[i]
         for j in range(len(cols)):
