@@ -151,7 +151,7 @@ def table_html(table: Mapping[str, Any], number: int | None = None) -> str:
     caption = f"<caption>{html.escape(cap)}</caption>" if cap else ""
     # the border attributes are for readers that ignore CSS (an office suite's HTML import); CSS wins elsewhere
     out = f'<table border="1" cellspacing="0" cellpadding="3"{font}>{caption}<thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
-    if fits(cols, _PORTRAIT_WIDTH):
+    if fits(cols, _PORTRAIT_WIDTH, rows=rows):
         return out
     # too wide for the portrait page even in small text: printed on a landscape page of its own (a named page, as the
     # Word report gives it a landscape section) at the size that fits there; a reader without named pages (an

@@ -262,7 +262,7 @@ def render_docx(report: Mapping[str, Any], images: Callable[[str], bytes | None]
             counter["table"] += 1
             sheet = (table_sheets or {}).get(counter["table"])
             cols = [plain(str(c)) for c in t.get("columns") or []]
-            orient(not fits(cols, int(width)))
+            orient(not fits(cols, int(width), rows=list(t.get("rows") or [])[:max_rows]))
             wide = doc.sections[-1]
             _table(doc, t, counter["table"], f"{workbook_name}, sheet {sheet}" if sheet else workbook_name, max_rows,
                    wide.page_width - wide.left_margin - wide.right_margin)

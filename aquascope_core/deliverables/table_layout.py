@@ -50,10 +50,13 @@ def _header_need(cols: Sequence[str], size: float) -> float:
     return sum(max((len(w) for w in str(c).split()), default=4) * _BOLD_CHAR * size / 8.5 + _PADDING for c in cols)
 
 
-def fits(cols: Sequence[str], width: int, smallest: float = 6.0) -> bool:
-    """Whether every header word of a table fits its column at ``smallest`` points within ``width``: a table that
-    does not is set on a landscape page (the Word report) rather than broken mid-word."""
-    return _header_need(cols, smallest) <= width
+def fits(cols: Sequence[str], width: int, smallest: float = 6.0, rows: Sequence[Sequence[Any]] | None = None) -> bool:
+    """Whether every header word of a table fits its column at ``smallest`` points within ``width`` and, with
+    ``rows``, every cell's word too (up to :data:`_CELL_WORD` characters: a site number, a date): a table that does
+    not is set on a landscape page rather than broken mid-word ('0144' / '0000' in a donor table)."""
+    if _header_need(cols, smallest) > width:
+        return False
+    return rows is None or sum(_floors(cols, rows, smallest / 8.5, keep=False)[0]) <= width
 
 
 def table_font(cols: Sequence[str], width: int, size: float = 8.5, smallest: float = 6.0,

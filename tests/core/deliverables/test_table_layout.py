@@ -44,3 +44,28 @@ def test_a_narrow_page_falls_back_to_the_header_words():
     assert all(w >= len(c) * tl._BOLD_CHAR + tl._PADDING for w, c in zip(widths, cols)), widths
     wider = tl.column_widths(cols, rows, 4_000_000)  # room for 12-character words, not for the whole identifier
     assert all(w >= _room(12) for w in wider) and wider[0] < _room(24), wider
+
+
+DONORS = (["Station", "Id", "Distance (km)", "Area (km2)", "Area / site's", "Regulation", "Record", "Mean flow (m3/s)",
+           "Q95 (m3/s)", "BFI", "Unit conversion"],
+          [["Flat Brook near Flatbrookville NJ", "01440000", "32.8", "166", "0.0141", "reference",
+            "1945-01-01 to 2025-05-05", "3.29", "0.368", "0.584", "none (recorded in m3/s)"]])
+
+
+def test_a_table_whose_cells_do_not_fit_goes_landscape():
+    """The donor table's header words fit the portrait page at 6 points, its cells' words did not: LibreOffice
+    printed the site number as '0144' / '0000'. Its cells count in whether it fits, and in Word it gets a landscape
+    page."""
+    import io
+
+    import docx
+    from docx.enum.section import WD_ORIENT
+
+    from aquascope_core.deliverables.report_docx import render_docx
+
+    cols, rows = DONORS
+    assert tl.fits(cols, WIDTH) and not tl.fits(cols, WIDTH, rows=rows)
+    assert tl.fits(cols, 9_600_000, rows=rows)  # a landscape page holds them
+    doc = docx.Document(io.BytesIO(render_docx({"title": "t", "sections": [{"id": "s", "title": "S", "tables": [
+        {"caption": "Donor candidates", "columns": cols, "rows": rows}]}]}, {})))
+    assert [s.orientation for s in doc.sections] == [WD_ORIENT.PORTRAIT, WD_ORIENT.LANDSCAPE]
