@@ -22,6 +22,7 @@ from aquascope_core.deliverables.table_layout import column_widths, fits, table_
 __all__ = ["render_docx", "MAX_ROWS"]
 
 MAX_ROWS = 40
+_SMALL = 8  # rows of a table that is never split across pages
 
 
 def _styled(doc: Any, name: str, text: str = "") -> Any:
@@ -153,6 +154,11 @@ def _table(doc: Any, table: Mapping[str, Any], number: int, pointer: str | None,
 
         for row in t.rows[1:]:
             row.height = Mm(float(table["row_height_mm"]))
+    if len(shown) <= _SMALL:  # a small table on one page: each row kept with the next
+        for cells in grid_cells[:-1]:
+            for cell in cells:
+                for par in cell.paragraphs:
+                    par.paragraph_format.keep_with_next = True
     if len(rows) > max_rows:
         where = f" ({pointer})" if pointer else ""
         doc.add_paragraph(f"The first {max_rows} of {len(rows)} rows; all of them are in the workbook{where}.")
@@ -253,6 +259,10 @@ def render_docx(report: Mapping[str, Any], images: Callable[[str], bytes | None]
             head.paragraph_format.page_break_before = True
         counter["sections"] += 1
         _text(doc, s.get("text"))
+        if s.get("tables") and not s.get("figures") and doc.paragraphs:
+            # the sentence that introduces a section's table stays on its page (the sign-off's text was printed at
+            # one page's foot, its table on the next)
+            doc.paragraphs[-1].paragraph_format.keep_with_next = True
         for fig in s.get("figures") or []:
             orient(False)
             _figure(doc, fig, get, width)
