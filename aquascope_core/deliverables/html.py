@@ -3,7 +3,8 @@
 Sections in the order the report dict lists them (the Author's contract order); each figure is
 embedded as a data URI (PNG, or SVG when no PNG is at hand) so the file travels alone; the CSS
 is written for the screen and for a browser's print-to-PDF (A4 margins, no figure or table row
-split across pages, table headers repeated). Every piece of text goes through ``html.escape``:
+split across pages, table headers repeated, a caption or a run-in heading kept with what follows, a table too
+wide for the portrait page on a landscape page of its own). Every piece of text goes through ``html.escape``:
 what a user typed never becomes markup.
 """
 

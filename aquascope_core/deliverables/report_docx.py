@@ -4,8 +4,9 @@ Layout: a title page (title, site, the study id and date, the answer), then the 
 report dict's order under real ``Heading 1`` / ``Heading 2`` / ``Heading 3`` styles (so Word or
 LibreOffice can generate a table of contents); the Summary opens with the answer and the
 key-numbers table. Figures sit at the text width with a numbered caption; tables have a bold
-header row that repeats on every page (a table whose header words do not fit the portrait width even in small
-text on a landscape page of its own), and a table longer than ``max_rows`` shows its first rows
+header row that repeats on every page and rows never broken across pages (a table whose header words, or
+cells' words, do not fit the portrait width even in small text on a landscape page of its own; one of a few rows
+kept on one page), and a table longer than ``max_rows`` shows its first rows
 and points to the workbook sheet holding all of them. The study file travels
 in the bundle (study.yaml, named in the appendix), never pasted. The footer holds the study id and a PAGE field.
 """
