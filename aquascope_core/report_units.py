@@ -163,3 +163,12 @@ def label_flow_axis(ax: Any, quantity: str, unit: str | None, payload: Mapping[s
         k = convert(1.0, unit, other)
         sec = ax.secondary_yaxis("right", functions=(lambda y, k=k: y * k, lambda y, k=k: y / k))
         sec.set_ylabel(unit_label(other, quantity))
+        from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
+
+        plain = FuncFormatter(lambda v, _pos: f"{v:,.10g}" if abs(v) >= 1 or v == 0 else f"{v:.3g}")
+        if ax.get_yscale() == "log":  # labelled as the left axis is (1,000 2,000 5,000), not 10^3 and 10^4 alone
+            sec.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+            sec.yaxis.set_minor_locator(NullLocator())
+        else:  # thousands separated as in the text (25,000 ft3/s), on both sides
+            ax.yaxis.set_major_formatter(plain)
+        sec.yaxis.set_major_formatter(plain)

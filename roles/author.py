@@ -126,11 +126,16 @@ def _gate_rows(gates: Sequence[Mapping[str, Any]]) -> list[list[Any]]:
 
 def _detail(text: Any) -> str:
     """A gate's detail as the report prints it: without internal paths, its numbers at the report's precision; a
-    detail already rounded by the gate (written as 1.565e+04) is left as written (rounding twice shifts it)."""
+    detail already rounded by the gate (written as 1.565e+04) keeps its digits (rounding twice shifts it), written
+    out as a reader writes them (15,650)."""
     import re
+    from decimal import Decimal
 
     text = scrub_paths(str(text or ""))
-    return text if re.search(r"\d[eE][+-]?\d", text) else round_prose(text)
+    sci = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?[eE][+-]?\d+\b")
+    if not sci.search(text):
+        return round_prose(text)
+    return sci.sub(lambda m: format(Decimal(m.group(0)), ",f"), text)
 
 
 def _methodology(ws: Workspace) -> dict[str, Any]:

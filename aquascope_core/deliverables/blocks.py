@@ -14,7 +14,7 @@ few marks: the makers escape every run they write.
 from __future__ import annotations
 
 import re
-from typing import Iterator
+from typing import Iterator, Sequence
 
 __all__ = ["blocks", "runs", "plain"]
 
@@ -104,3 +104,9 @@ def blocks(text: str | None) -> Iterator[tuple[str, object]]:
             para.append(line)
             i += 1
     yield from flush()
+
+
+def is_lead(runs: Sequence[tuple[str, frozenset]]) -> bool:
+    """A paragraph that is all bold ("**Caveats.**"): a run-in heading, kept on the page of what follows it."""
+    return bool(runs) and all("bold" in style or not text.strip() for text, style in runs) and \
+        any(text.strip() for text, _ in runs)

@@ -11,7 +11,7 @@ from aquascope_core.deliverables.style import colour
 
 __all__ = ["MAKERS"]
 
-_LABEL = {"record": "the record's PET", "oudin": "Oudin PET", "hargreaves_samani": "Hargreaves-Samani ET0",
+_LABEL = {"record": "PET of the record", "oudin": "Oudin PET", "hargreaves_samani": "Hargreaves-Samani ET0",
           "fao56_penman_monteith": "FAO-56 Penman-Monteith ET0 (temperature only)"}
 
 

@@ -10,6 +10,7 @@ from aquascope_core.deliverables.figures_base import (FigureDataMissing, FigureM
                                                       legend_outside, need, numbers)
 from aquascope_core.deliverables.figures_flow import plot_dates
 from aquascope_core.deliverables.style import DROUGHT_CLASSES, colour
+from aquascope_core.verify import sig_text
 
 __all__ = ["MAKERS", "class_colour"]
 
@@ -69,7 +70,7 @@ def drought_strip(payload: Mapping[str, Any], context: Mapping[str, Any]) -> tup
         if status_month and latest.get("date") == status_month and isinstance(latest.get("value"), (int, float)):
             (xl,) = plot_dates([status_month])
             ax.plot([xl], [latest["value"]], "v", color="black", markersize=5)
-            ax.text(0.995, 0.95, f"{s.get('index')} at {status_month}: {latest['value']:.2f}", transform=ax.transAxes,
+            ax.text(0.995, 0.95, f"{s.get('index')} at {status_month}: {sig_text(latest['value'])}", transform=ax.transAxes,
                     ha="right", va="top", fontsize=7.5,
                     bbox={"boxstyle": "round,pad=0.25", "fc": "white", "ec": "#BFBFBF", "lw": 0.5})
     axes[-1, 0].set_xlabel("Month")

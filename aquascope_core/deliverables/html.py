@@ -3,7 +3,8 @@
 Sections in the order the report dict lists them (the Author's contract order); each figure is
 embedded as a data URI (PNG, or SVG when no PNG is at hand) so the file travels alone; the CSS
 is written for the screen and for a browser's print-to-PDF (A4 margins, no figure or table row
-split across pages, table headers repeated). Every piece of text goes through ``html.escape``:
+split across pages, table headers repeated, a caption or a run-in heading kept with what follows, a table too
+wide for the portrait page on a landscape page of its own). Every piece of text goes through ``html.escape``:
 what a user typed never becomes markup.
 """
 
@@ -11,11 +12,15 @@ from __future__ import annotations
 
 import base64
 import html
+import re
 from typing import Any, Callable, Mapping, Sequence
 
-from aquascope_core.deliverables.blocks import blocks
+from aquascope_core.deliverables.blocks import blocks, is_lead
 
 __all__ = ["render_html", "figure_label", "table_label"]
+
+_PORTRAIT_WIDTH = 6_120_000  # EMU: the table width the print sets by (17 cm: the page's 18 cm of text less a margin)
+_LANDSCAPE_WIDTH = 9_600_000  # EMU: the text width of a landscape A4 page (297 mm less 2 x 16 mm margins, 26.5 cm)
 
 CSS = """
 :root { --ink: #1a1a1a; --rule: #b8b8b8; --soft: #f3f3f3; --accent: #0b5394; }
@@ -43,10 +48,12 @@ p.caption { font-size: 9pt; margin-top: 1mm; }
 .notice { border-left: 3px solid #b45f06; padding-left: 3mm; }
 footer { margin-top: 10mm; border-top: 1px solid var(--rule); padding-top: 2mm; font-size: 8.5pt; color: #555; }
 @page { size: A4; margin: 16mm 15mm 18mm; }
+@page wide { size: A4 landscape; margin: 15mm 16mm 15mm; }
 @media print {
-  h2, h3, h4 { break-after: avoid; page-break-after: avoid; }
+  div.wide { page: wide; }
+  h2, h3, h4, caption, p.lead { break-after: avoid; page-break-after: avoid; }
   div.figure, tr, pre { break-inside: avoid; page-break-inside: avoid; }
-  thead { display: table-header-group; }
+  thead { display: table-header-group; break-after: avoid; page-break-after: avoid; }
   a { color: inherit; text-decoration: none; }
 }
 """
@@ -85,7 +92,8 @@ def text_html(text: str | None) -> str:
     for kind, content in blocks(text):
         if kind == "p":
             inner = _runs_html(content)
-            cls = ' class="notice"' if inner.startswith("<strong>Notice") else ""
+            cls = ' class="notice"' if inner.startswith("<strong>Notice") else \
+                (' class="lead"' if is_lead(content) else "")
             parts.append(f"<p{cls}>{inner}</p>")
         elif kind in ("ul", "ol"):
             items = "".join(f"<li>{_runs_html(item)}</li>" for item in content)
@@ -108,33 +116,52 @@ def _is_number(x: Any) -> bool:
         return False
 
 
+_DATE = re.compile(r"\b\d{4}-\d\d-\d\d\b")
+
+
+def _unbroken(m: re.Match) -> str:
+    """An ISO date kept on one line (a browser breaks a line after a hyphen: '2025-05-' / '05')."""
+    return f'<span style="white-space: nowrap">{m.group(0)}</span>'
+
+
 def table_html(table: Mapping[str, Any], number: int | None = None) -> str:
     from aquascope_core.deliverables.blocks import plain
 
     cap = table_label(number, table.get("caption"))
-    from aquascope_core.deliverables.table_layout import column_widths, table_font
+    from aquascope_core.deliverables.table_layout import column_widths, fits, table_font
 
     cols = [plain(str(c)) for c in table.get("columns") or []]
     rows = list(table.get("rows") or [])
-    # widths from the content and, for many columns, a smaller size, so no header word breaks (16 cm of text);
+    # widths from the content and, for many columns, a smaller size, so no header word breaks (17 cm of text);
     # given as attributes and inline styles, which an office suite's HTML import reads where it ignores a class
-    size = table_font(cols, 5_760_000, size=9.0)
-    widths = column_widths(cols, rows, 5_760_000, size / 8.5)
+    size = table_font(cols, _PORTRAIT_WIDTH, size=9.0)
+    widths = column_widths(cols, rows, _PORTRAIT_WIDTH, size / 8.5)
     pct = [f"{100 * w / max(1, sum(widths)):.0f}%" for w in widths]
-    font = f' style="font-size: {size:g}pt"' if size < 9.0 else ""
+    # the size and a compact line inline on every cell: an office suite's HTML import reads neither from the sheet
+    font = f' style="font-size: {size:g}pt; line-height: 1.25"'
     head = "".join(f'<th width="{p}"{font}>{html.escape(c)}</th>' for c, p in zip(cols, pct))
     body = []
     for row in rows:
         cells = []
         for x in row:
             text = "" if x is None else plain(str(x))
-            cls = ' class="num"' if _is_number(x) else ""
-            cells.append(f"<td{cls}{font}>{html.escape(text)}</td>")
+            cls = ' class="num" align="right"' if _is_number(x) else ""
+            cells.append(f"<td{cls}{font}>{_DATE.sub(_unbroken, html.escape(text))}</td>")
         tall = f' style="height: {float(table["row_height_mm"]):g}mm"' if table.get("row_height_mm") else ""
         body.append(f"<tr{tall}>" + "".join(cells) + "</tr>")
     caption = f"<caption>{html.escape(cap)}</caption>" if cap else ""
     # the border attributes are for readers that ignore CSS (an office suite's HTML import); CSS wins elsewhere
-    return f'<table border="1" cellspacing="0" cellpadding="3"{font}>{caption}<thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
+    out = f'<table border="1" cellspacing="0" cellpadding="3"{font}>{caption}<thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
+    if fits(cols, _PORTRAIT_WIDTH, rows=rows):
+        return out
+    # too wide for the portrait page even in small text: printed on a landscape page of its own (a named page, as the
+    # Word report gives it a landscape section) at the size that fits there; a reader without named pages (an
+    # office suite's HTML import) keeps it at the portrait width in the small text
+    big = table_font(cols, _LANDSCAPE_WIDTH, size=9.0)
+    key = f"wide-{number or id(table)}"
+    style = (f"<style>@media print {{ #{key} caption, #{key} th, #{key} td {{ font-size: {big:g}pt !important; }} }}</style>"
+             if big > size else "")
+    return f'{style}<div class="wide" id="{key}">{out}</div>'
 
 
 def figure_html(ref: Mapping[str, Any], images: Callable[[str], bytes | None]) -> str:

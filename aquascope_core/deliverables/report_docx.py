@@ -4,8 +4,9 @@ Layout: a title page (title, site, the study id and date, the answer), then the 
 report dict's order under real ``Heading 1`` / ``Heading 2`` / ``Heading 3`` styles (so Word or
 LibreOffice can generate a table of contents); the Summary opens with the answer and the
 key-numbers table. Figures sit at the text width with a numbered caption; tables have a bold
-header row that repeats on every page (a table whose header words do not fit the portrait width even in small
-text on a landscape page of its own), and a table longer than ``max_rows`` shows its first rows
+header row that repeats on every page and rows never broken across pages (a table whose header words, or
+cells' words, do not fit the portrait width even in small text on a landscape page of its own; one of a few rows
+kept on one page), and a table longer than ``max_rows`` shows its first rows
 and points to the workbook sheet holding all of them. The study file travels
 in the bundle (study.yaml, named in the appendix), never pasted. The footer holds the study id and a PAGE field.
 """
@@ -15,13 +16,14 @@ from __future__ import annotations
 import io
 from typing import Any, Callable, Mapping, Sequence
 
-from aquascope_core.deliverables.blocks import blocks, plain
+from aquascope_core.deliverables.blocks import blocks, is_lead, plain
 from aquascope_core.deliverables.html import _is_number, figure_label, table_label
 from aquascope_core.deliverables.table_layout import column_widths, fits, table_font
 
 __all__ = ["render_docx", "MAX_ROWS"]
 
 MAX_ROWS = 40
+_SMALL = 8  # rows of a table that is never split across pages
 
 
 def _styled(doc: Any, name: str, text: str = "") -> Any:
@@ -49,7 +51,10 @@ def _text(doc: Any, text: str | None) -> None:
 
     for kind, content in blocks(text):
         if kind == "p":
-            _add_runs(doc.add_paragraph(), content)
+            par = doc.add_paragraph()
+            _add_runs(par, content)
+            if is_lead(content):  # a run-in heading ("Caveats.") never ends a page
+                par.paragraph_format.keep_with_next = True
         elif kind in ("ul", "ol"):
             style = "List Bullet" if kind == "ul" else "List Number"
             for item in content:
@@ -81,11 +86,17 @@ def _field(run: Any, instr: str) -> None:
 
 
 def _repeat_header(row: Any) -> None:
+    _row_flag(row, "w:tblHeader")
+
+
+def _row_flag(row: Any, tag: str) -> None:
+    """A row property that is on or off: ``w:tblHeader`` (repeated on every page), ``w:cantSplit`` (never broken
+    across a page: LibreOffice printed a station's name half at a page's foot, half on the next)."""
     from docx.oxml import OxmlElement
     from docx.oxml.ns import qn
 
     tr_pr = row._tr.get_or_add_trPr()
-    el = OxmlElement("w:tblHeader")
+    el = OxmlElement(tag)
     el.set(qn("w:val"), "true")
     tr_pr.append(el)
 
@@ -127,6 +138,8 @@ def _table(doc: Any, table: Mapping[str, Any], number: int, pointer: str | None,
         run.bold = True
         run.font.size = Pt(size)
     _repeat_header(t.rows[0])
+    for row in t.rows:
+        _row_flag(row, "w:cantSplit")
     for i, row in enumerate(shown, 1):
         cells = grid_cells[i]
         for j in range(len(cols)):
@@ -142,6 +155,11 @@ def _table(doc: Any, table: Mapping[str, Any], number: int, pointer: str | None,
 
         for row in t.rows[1:]:
             row.height = Mm(float(table["row_height_mm"]))
+    if len(shown) <= _SMALL:  # a small table on one page: each row kept with the next
+        for cells in grid_cells[:-1]:
+            for cell in cells:
+                for par in cell.paragraphs:
+                    par.paragraph_format.keep_with_next = True
     if len(rows) > max_rows:
         where = f" ({pointer})" if pointer else ""
         doc.add_paragraph(f"The first {max_rows} of {len(rows)} rows; all of them are in the workbook{where}.")
@@ -242,6 +260,10 @@ def render_docx(report: Mapping[str, Any], images: Callable[[str], bytes | None]
             head.paragraph_format.page_break_before = True
         counter["sections"] += 1
         _text(doc, s.get("text"))
+        if s.get("tables") and not s.get("figures") and doc.paragraphs:
+            # the sentence that introduces a section's table stays on its page (the sign-off's text was printed at
+            # one page's foot, its table on the next)
+            doc.paragraphs[-1].paragraph_format.keep_with_next = True
         for fig in s.get("figures") or []:
             orient(False)
             _figure(doc, fig, get, width)
@@ -251,7 +273,7 @@ def render_docx(report: Mapping[str, Any], images: Callable[[str], bytes | None]
             counter["table"] += 1
             sheet = (table_sheets or {}).get(counter["table"])
             cols = [plain(str(c)) for c in t.get("columns") or []]
-            orient(not fits(cols, int(width)))
+            orient(not fits(cols, int(width), rows=list(t.get("rows") or [])[:max_rows]))
             wide = doc.sections[-1]
             _table(doc, t, counter["table"], f"{workbook_name}, sheet {sheet}" if sheet else workbook_name, max_rows,
                    wide.page_width - wide.left_margin - wide.right_margin)

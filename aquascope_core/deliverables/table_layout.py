@@ -8,6 +8,7 @@ the smallest size (:func:`fits`) goes on a landscape page in the Word report. Wi
 
 from __future__ import annotations
 
+import re
 from typing import Any, Sequence
 
 from aquascope_core.deliverables.blocks import plain
@@ -17,6 +18,11 @@ __all__ = ["table_font", "column_widths", "fits"]
 # widths of the 8.5-point table text (Liberation Sans), in EMU: a character, a bold one, a cell's padding
 _CHAR, _BOLD_CHAR, _PADDING = 64000, 76000, 200000
 _CELL_WORD = 12  # a cell's word longer than this may break (a path, a long compound)
+# what a reader must see on one line however long: a period of two ISO dates (a line may break after a hyphen, which
+# splits "1968-09-30" as "1968-09-" and "30") and an identifier written with underscores (a gate's name, as the
+# glossary lists it), each up to _KEEP characters
+_KEEP = 28
+_UNBROKEN = re.compile(r"\d{4}-\d\d(?:-\d\d)? to \d{4}-\d\d(?:-\d\d)?|\b\w*_\w+\b")
 
 
 def _shares(weights: Sequence[float], floors: Sequence[float], width: int) -> list[int]:
@@ -44,10 +50,13 @@ def _header_need(cols: Sequence[str], size: float) -> float:
     return sum(max((len(w) for w in str(c).split()), default=4) * _BOLD_CHAR * size / 8.5 + _PADDING for c in cols)
 
 
-def fits(cols: Sequence[str], width: int, smallest: float = 6.0) -> bool:
-    """Whether every header word of a table fits its column at ``smallest`` points within ``width``: a table that
-    does not is set on a landscape page (the Word report) rather than broken mid-word."""
-    return _header_need(cols, smallest) <= width
+def fits(cols: Sequence[str], width: int, smallest: float = 6.0, rows: Sequence[Sequence[Any]] | None = None) -> bool:
+    """Whether every header word of a table fits its column at ``smallest`` points within ``width`` and, with
+    ``rows``, every cell's word too (up to :data:`_CELL_WORD` characters: a site number, a date): a table that does
+    not is set on a landscape page rather than broken mid-word ('0144' / '0000' in a donor table)."""
+    if _header_need(cols, smallest) > width:
+        return False
+    return rows is None or sum(_floors(cols, rows, smallest / 8.5, keep=False)[0]) <= width
 
 
 def table_font(cols: Sequence[str], width: int, size: float = 8.5, smallest: float = 6.0,
@@ -56,7 +65,7 @@ def table_font(cols: Sequence[str], width: int, size: float = 8.5, smallest: flo
     table of many columns (never below ``smallest``). With ``rows``, the size at which the cells' words fit their
     columns too (each up to :data:`_CELL_WORD` characters) when that is within ``smallest``."""
     if rows is not None:
-        need = sum(f for f in _floors(cols, rows, 1.0)[0])
+        need = sum(f for f in _floors(cols, rows, 1.0, keep=False)[0])
         pad = _PADDING * len(cols)
         if need > width and need > pad:
             fit = round(8.5 * (width - pad) / (need - pad) - 0.1, 1)
@@ -70,18 +79,21 @@ def table_font(cols: Sequence[str], width: int, size: float = 8.5, smallest: flo
     return max(smallest, round(size * (width - _PADDING * len(cols)) / (need - _PADDING * len(cols)) - 0.1, 1))
 
 
-def _floors(cols: Sequence[str], rows: Sequence[Sequence[Any]], scale: float) -> tuple[list[float], list[float],
-                                                                                         list[float]]:
+def _floors(cols: Sequence[str], rows: Sequence[Sequence[Any]], scale: float, keep: bool = True
+            ) -> tuple[list[float], list[float], list[float]]:
     """Each column's floor (its header's longest word, bold, and its cells' longest word up to :data:`_CELL_WORD`
-    characters), its hard floor (the header word alone) and its weight (its content's length)."""
+    characters, or with ``keep`` a period of dates or an underscored identifier up to :data:`_KEEP`: room when there is
+    some, never a reason for a smaller size), its hard floor (the header word alone) and its weight (its content's length)."""
     weights, floors, hard = [], [], []
     for j, c in enumerate(cols):
         cells = [plain(str(r[j])) for r in rows if j < len(r) and r[j] is not None]
         longest = max([len(x) for x in cells] or [0])
         word = max((len(w) for w in str(c).split()), default=4)
-        cell_word = max([len(w) for x in cells for w in x.split()] or [0])
+        cell_word = max([min(len(w), _CELL_WORD) for x in cells for w in x.split()] or [0])
+        kept = max([len(m.group(0)) for x in cells for m in _UNBROKEN.finditer(x) if len(m.group(0)) <= _KEEP] or [0]) \
+            if keep else 0
         hard.append(word * _BOLD_CHAR * scale + _PADDING)
-        floors.append(max(word * _BOLD_CHAR, min(cell_word, _CELL_WORD) * _CHAR) * scale + _PADDING)
+        floors.append(max(word * _BOLD_CHAR, max(cell_word, kept) * _CHAR) * scale + _PADDING)
         weights.append(max(min(longest, 28), word, 4) + 4)
     return floors, hard, weights
 
@@ -89,5 +101,7 @@ def _floors(cols: Sequence[str], rows: Sequence[Sequence[Any]], scale: float) ->
 def column_widths(cols: Sequence[str], rows: Sequence[Sequence[Any]], width: int, scale: float = 1.0) -> list[int]:
     """Each column's width (EMU) for text at ``scale`` times 8.5 points, summing to ``width``."""
     floors, hard, weights = _floors(cols, rows, scale)
+    if sum(floors) >= width:  # no room for the periods and identifiers: the cells' words up to _CELL_WORD
+        floors = _floors(cols, rows, scale, keep=False)[0]
     # the header's words must fit; the cells' words too when there is room for both
     return _shares(weights, floors if sum(floors) < width else hard, width)

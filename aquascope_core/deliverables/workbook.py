@@ -27,6 +27,9 @@ from aquascope_core.deliverables.flood_inputs import COLUMNS, frequency_inputs
 __all__ = ["render_workbook", "report_table_sheets", "cell_value", "text_cell", "split_columns", "MAX_DATA_ROWS"]
 
 MAX_DATA_ROWS = 200_000
+# a sheet of at most _WRAP_ROWS rows (the plan, the gates, the findings) wraps a text column wider than _WRAP_WIDTH
+# characters: at its full width the Plan sheet printed one page wide at a third of its size
+_WRAP_ROWS, _WRAP_WIDTH = 500, 40
 _NUM = re.compile(r"^[+-]?(\d{1,3}(,\d{3})+|\d+)(\.\d+)?([eE][+-]?\d+)?$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 # characters Excel refuses in a sheet name, and control characters (a newline in an upload's name)
@@ -185,10 +188,21 @@ def _write(ws: Any, columns: Sequence[str], rows: Iterable[Sequence[Any]], *, ty
     for fmt, cells in formats.items():
         for r, j in cells:
             ws.cell(row=r, column=j).number_format = fmt
+    small = ws.max_row <= _WRAP_ROWS
+    lines: dict[int, int] = {}
     for j, w in enumerate(widths, 1):
+        if small and w > _WRAP_WIDTH:  # a long text column wraps, so the sheet prints one page wide at a readable size
+            w = _WRAP_WIDTH
+            for (cell,) in ws.iter_rows(min_row=2, min_col=j, max_col=j):
+                cell.alignment = Alignment(wrap_text=True, vertical="top")
+                n = -(-len(str(cell.value if cell.value is not None else "")) // _WRAP_WIDTH)
+                lines[cell.row] = max(lines.get(cell.row, 1), n)
         ws.column_dimensions[get_column_letter(j)].width = w + 2
+    for r, n in lines.items():
+        if n > 1:  # the height of its lines (an office suite does not recompute it on opening)
+            ws.row_dimensions[r].height = 13 * n
     ws.freeze_panes = "A2"
-    _print_setup(ws, sum(widths))
+    _print_setup(ws, sum(min(w, _WRAP_WIDTH) if small else w for w in widths))
 
 
 def _print_setup(ws: Any, width_chars: int) -> None:
@@ -367,7 +381,8 @@ def render_workbook(ws: Mapping[str, Any], report: Mapping[str, Any], figures: S
             ["Files of the study", ", ".join(files)], [], ["Sheet", "What it holds"], *described]
     for row in rows:
         readme.append([text_cell(readme, v) for v in row])
-    readme.column_dimensions["A"].width = 28
+    # the sheet names in full (a bold name cut by the next column's text was unreadable)
+    readme.column_dimensions["A"].width = max([28] + [len(str(r[0])) + 3 for r in rows if r and r[0]])
     readme.column_dimensions["B"].width = 100
     for c in readme["A"]:
         c.font = Font(bold=True)

@@ -107,7 +107,9 @@ def _entry(res: dict[str, Any], month: str) -> dict[str, Any]:
 
 
 def _class_text(c: dict[str, Any]) -> str:
-    return "no value" if c.get("value") is None else f"{c['value']:.2f} ({c['class']})"
+    from aquascope_core.verify import sig_text  # three significant figures, as every table and sentence states it
+
+    return "no value" if c.get("value") is None else f"{sig_text(c['value'])} ({c['class']})"
 
 
 def _index_payload(kind: str, method_id: str, results: list[dict[str, Any]], month: str, station: dict[str, Any],

@@ -123,6 +123,19 @@ def result_paths(d: Path) -> list[str]:
     return problems
 
 
+SCI = re.compile(r"(?<![\w.-])[-\u2212]?\d+(?:\.\d+)?[eE][+-]\d+\b")
+
+
+def sci_notation(d: Path) -> list[str]:
+    """No number in the report written as a program prints it (1.89e+04): a reader writes 18,900."""
+    problems = []
+    for stem in ("report-docx", "report-html"):
+        for i, text in enumerate(pages(d / "pdf" / f"{stem}.pdf"), 1):
+            for m in SCI.finditer(URL.sub(" ", text)):
+                problems.append(f"{stem}.pdf page {i}: number in scientific notation {m.group(0)!r}")
+    return problems
+
+
 def _step(s: str) -> float:
     core = s.replace(",", "").lstrip("-\u2212")
     if "." in core:
@@ -251,8 +264,8 @@ def sheets_one_page_wide(d: Path) -> list[str]:
     return problems
 
 
-CHECKS = (empty_pages, split_header_words, result_paths, precision, package_authors, signoff_and_glossary,
-          sheets_one_page_wide)
+CHECKS = (empty_pages, split_header_words, result_paths, sci_notation, precision, package_authors,
+          signoff_and_glossary, sheets_one_page_wide)
 
 
 def check(d: Path) -> dict[str, list[str]]:

@@ -1,8 +1,8 @@
 """The documents a consultancy sends, as LibreOffice prints them: the README's study of each of the seven playbooks
 and its Bulletin 17C example, every report.docx, report.html and workbook.xlsx converted to PDF in one call and
-read page by page (doc_check.py): no empty page, no table header word broken, no result path in the report, each
-key number at one precision, no package as a data source's author, the sign-off and the glossary, every workbook
-sheet one page wide."""
+read page by page (doc_check.py): no empty page, no table header word broken, no result path in the report, no
+number in scientific notation, each key number at one precision, no package as a data source's author, the sign-off
+and the glossary, every workbook sheet one page wide."""
 
 from __future__ import annotations
 

@@ -108,3 +108,31 @@ def test_the_monotone_cubic_is_scipys_pchip(n):
             y[1] = y[0]
         grid = np.linspace(x[0], x[-1], 57)
         assert np.allclose(pchip(x, y, grid), PchipInterpolator(x, y)(grid), rtol=0, atol=1e-12)
+
+
+def test_the_second_unit_axis_is_labelled_like_the_first(big_sandy):
+    """The right-hand axis in the other unit (m3/s beside ft3/s) on a log scale: 100, 200, 500, 1,000 as the left
+    one, not 10^2 and 10^3 alone (looked at in the printed report)."""
+    steps, res = big_sandy
+    r = res["bulletin17c_ema"]
+    with house_style():
+        fig, _ = frequency_curve(r.payload, _ctx(r, steps["bulletin17c_ema"]))
+        fig.canvas.draw()
+    sec = fig.axes[0].child_axes[0]
+    lo, hi = sec.get_ylim()
+    shown = [t.get_text() for t, v in zip(sec.get_yticklabels(), sec.get_yticks()) if lo <= v <= hi]
+    assert len(shown) >= 4 and not any("10^" in s or "$" in s for s in shown), shown
+    assert "1,000" in shown, shown
+
+
+def test_the_annual_peaks_axes_separate_thousands(big_sandy):
+    """The annual-peaks plot's flow axes read 25,000 as the text does (it printed 25000)."""
+    steps, res = big_sandy
+    r = res["annual_maximum_series"]
+    with house_style():
+        fig, _ = annual_maxima(r.payload, _ctx(r, steps["annual_maximum_series"]))
+        fig.canvas.draw()
+    ax = fig.axes[0]
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert "25,000" in labels or "20,000" in labels, labels
+    assert not any(len(s) > 4 and s.isdigit() for s in labels), labels
