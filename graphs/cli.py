@@ -133,12 +133,6 @@ def _finish(studio: Any, reply: Any, out: str | None, yes: bool) -> int:
             return EXIT_OK
         if reply.kind == "data_request":
             _print_reply(reply)
-            if yes and ((reply.payload or {}).get("request") or {}).get("stands_without"):
-                # data the plan would do better with: nobody is there to bring it, so it goes on without it
-                for text in reply.payload["request"].get("asks") or []:
-                    print(f"Going on without the data the plan asks for (--yes): {text}", file=sys.stderr)
-                reply = studio.say("continue without")
-                continue
             if yes:  # nobody is there to bring the data: the decline stands, naming what would help
                 reply = studio.decline()
                 break
@@ -150,6 +144,9 @@ def _finish(studio: Any, reply: Any, out: str | None, yes: bool) -> int:
         if reply.kind == "plan":
             _print_reply(reply)
             if yes:
+                asks = (((reply.payload or {}).get("study") or {}).get("plan") or {}).get("asks") or []
+                for a in asks:  # nobody is there to bring what the plan asks for: it goes on without it
+                    print(f"Going on without the data the plan asks for (--yes): {a.get('text')}", file=sys.stderr)
                 print("Plan approved (--yes); running the study.", file=sys.stderr)
                 reply = studio.approve()
                 continue

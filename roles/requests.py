@@ -11,11 +11,6 @@ A small rule table per playbook matches the decline's sentence. A match turns th
   stands, now with what would have made the study possible;
 - ignoring it: the decline stands.
 
-A plan that stands without some data but would do better with it (``plan.asks``: the site's basin characteristics
-for a regression peak) makes a request of the same shape, :func:`plan_request`, marked ``stands_without``: the
-study waits for the data as above, and "continue without" plans again with the asks answered
-(``brief.asks_answered``), so the plan goes on to review as it stands.
-
 ``continue_without`` is either a fixed intake or a function of the playbook's scope (for example the largest
 return period the record supports).
 """
@@ -27,7 +22,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
-__all__ = ["RULES", "request_for", "plan_request", "can_continue", "is_continue_without", "apply_continue_without"]
+__all__ = ["RULES", "request_for", "is_continue_without", "apply_continue_without"]
 
 _CONTINUE = re.compile(r"\b(continue|carry on|go on|proceed|go ahead)\b.*\bwithout\b|^\s*without\b|\bskip (it|that)\b"
                        r"|\bcontinue without\b", re.I)
@@ -115,20 +110,6 @@ def request_for(playbook: str | None, reason: str, scope: Mapping[str, Any] | No
     return None
 
 
-def plan_request(playbook: str | None, asks: list[Mapping[str, Any]]) -> dict[str, Any]:
-    """The request the plan's asks make (each ``{step, text}``, its text the whole request in words)."""
-    return {"playbook": playbook, "what": "the data the plan asks for", "why": " ".join(a["text"] for a in asks),
-            "effect": "a better estimate than the plan makes without it", "continue_without": None,
-            "stands_without": True, "asks": [a["text"] for a in asks], "steps": [a.get("step") for a in asks],
-            "without": "go on with the plan as it stands", "grade_without": None}
-
-
-def can_continue(request: Mapping[str, Any] | None) -> bool:
-    """Whether the study can go on without what the request asks for: a continuation to apply, or a plan that
-    stands without the data."""
-    return bool(request) and (bool(request.get("continue_without")) or bool(request.get("stands_without")))
-
-
 def is_continue_without(text: Any) -> bool:
     return isinstance(text, str) and bool(_CONTINUE.search(text))
 
@@ -137,14 +118,6 @@ def apply_continue_without(brief: Mapping[str, Any], request: Mapping[str, Any])
     """The brief with the request's continuation applied (stated intake, an assumption, the grade ceiling)."""
     from aquascope_core import playbooks
 
-    if request.get("stands_without"):  # the plan as it stands: its asks answered, so it goes on to review
-        out = dict(brief)
-        out["asks_answered"] = [*(brief.get("asks_answered") or []), *(request.get("asks") or [])]
-        said = [re.sub(r"^Data request:\s*", "", a).split(". ")[0].rstrip(".") for a in request.get("asks") or []]
-        out["assumptions"] = [*(brief.get("assumptions") or []),
-                              *(f"Continued without the data the plan asked for: {x}." for x in said)]
-        out.pop("declined_reason", None)
-        return out
     cont = dict(request.get("continue_without") or {})
     stated = {**(brief.get("intake_stated") or {}), **cont}
     out = dict(brief)
