@@ -136,8 +136,14 @@ def annual_maximum_series(source: str, station_id: str, variable: str = "annual_
         "historical_years": sorted(int(y) for y in s.attrs.get("historical_years") or [] if int(y) in set(years)),
     }
     if values:
-        payload["summary"] = (f"{len(values)} annual maxima of {desc.get('name') or station_id}, {min(years)}-{max(years)}, "
-                              f"in {unit}" + (f" ({meaning})" if meaning else "") + f"; largest {values[k]:.4g} in {years[k]}")
+        hist = payload["historical_years"]
+        sysm = [y for y in years if y not in set(hist)]
+        what = (f"{len(values)} annual maxima of {desc.get('name') or station_id}, {min(years)}-{max(years)}"
+                if not hist or not sysm else  # a historical peak is no year of the gauge's record: said apart
+                f"{len(sysm)} systematic annual peaks of {desc.get('name') or station_id}, {min(sysm)}-{max(sysm)}, and "
+                f"{len(hist)} historical peak{'s' if len(hist) != 1 else ''} ({', '.join(str(y) for y in hist)})")
+        payload["summary"] = (f"{what}, in {unit}" + (f" ({meaning})" if meaning else "")
+                              + f"; largest {values[k]:.4g} in {years[k]}")
     else:
         payload["reason"] = "the series holds no value"
     return finish(payload, "annual_maximum_series", {"source": source, "station_id": station_id, "variable": variable},

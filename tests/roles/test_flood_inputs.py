@@ -29,3 +29,13 @@ def test_the_later_threshold_is_the_one_in_force():
                             "below it", "33,000 ft3/s"]
     assert table[1][2] == "none (every peak recorded)"
     assert record_sentence(_payload()) == "5 systematic peaks 1929-1935 and 1 historical peak, 1920-1935 (16 years)"
+
+
+def test_the_record_step_says_a_historical_peak_apart_from_the_systematic_years():
+    """The embedded record of USGS 06324500: systematic peaks 1929-2022 (1973-1974 missing) and the 1923 flood."""
+    from aquascope_core.tools.flood import annual_maximum_series
+
+    got = annual_maximum_series("catalogue", "06324500", "peak_discharge")
+    assert got["historical_years"] == [1923] and got["n_years"] == 93
+    assert got["summary"].startswith("92 systematic annual peaks of Powder River at Moorhead MT, 1929-2022, and "
+                                     "1 historical peak (1923), in ft3/s")
