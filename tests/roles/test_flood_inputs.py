@@ -39,3 +39,21 @@ def test_the_record_step_says_a_historical_peak_apart_from_the_systematic_years(
     assert got["historical_years"] == [1923] and got["n_years"] == 93
     assert got["summary"].startswith("92 systematic annual peaks of Powder River at Moorhead MT, 1929-2022, and "
                                      "1 historical peak (1923), in ft3/s")
+
+
+def test_the_bulletin17c_summary_names_the_peaks_qualification_codes():
+    """USGS 06324500 in the study's WATSTORE file: peaks coded 1 (maximum daily average), 2 (estimate) and 5
+    (regulation or diversion to an unknown degree), counted from the file's own codes."""
+    from collections import Counter
+
+    from aquascope_core.data import wymt_2022
+    from aquascope_core.tools.flood import bulletin17c_ema
+
+    got = bulletin17c_ema("catalogue", "06324500", return_periods=[100])
+    n = Counter(f["code"] for f in got["peakfq"]["flags"])
+    assert set(n) == {"1", "2", "5"}
+    cards = [ln for ln in wymt_2022._text("peaks").splitlines() if ln[:1] == "3" and ln[1:16].strip() == "06324500.00"]
+    assert cards and n["5"] == sum(1 for ln in cards if "5" in ln[31:43])  # the 3 cards' codes, columns 32-43
+    assert (f"qualification codes, used as the peak file codes them: {n['1']} peaks maximum daily average (code 1), "
+            f"{n['2']} peaks estimate (code 2), {n['5']} peaks regulation or diversion, unknown degree (code 5)") \
+        in got["summary"]
