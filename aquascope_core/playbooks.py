@@ -269,10 +269,11 @@ def _nearest_station(recon: Mapping[str, Any], variable: str | None) -> dict[str
 
 def _labelled(st: Mapping[str, Any]) -> dict[str, Any]:
     """The station with ``id_label``, its number as its agency writes it ("USGS 06324500" for a USGS gauge held by
-    any source), else the source and the number."""
+    any source, or an uploaded peak file's gauge: ``agency_id``), else the source and the number."""
     out = dict(st)
     usgs = "usgs" in (st.get("sources") or []) or st.get("source") == "usgs" or "usgs.gov" in str(st.get("url") or "")
-    out["id_label"] = f"USGS {st.get('station_id')}" if usgs else f"{st.get('source')} {st.get('station_id')}"
+    out["id_label"] = st.get("agency_id") or (f"USGS {st.get('station_id')}" if usgs
+                                              else f"{st.get('source')} {st.get('station_id')}")
     return out
 
 
