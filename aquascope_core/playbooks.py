@@ -289,11 +289,21 @@ def _coerce_one(name: str, kind: str, value: Any, q: Mapping[str, Any]) -> Any:
 def _nearest_station(recon: Mapping[str, Any], variable: str | None) -> dict[str, Any] | None:
     for st in recon.get("stations", []) or []:
         if variable is None:
-            return dict(st)
+            return _labelled(st)
         for v in st.get("variables", []) or []:
             if v.get("variable") == variable and v.get("usable", v.get("offline", True)):
-                return dict(st)
+                return _labelled(st)
     return None
+
+
+def _labelled(st: Mapping[str, Any]) -> dict[str, Any]:
+    """The station with ``id_label``, its number as its agency writes it ("USGS 06324500" for a USGS gauge held by
+    any source, or an uploaded peak file's gauge: ``agency_id``), else the source and the number."""
+    out = dict(st)
+    usgs = "usgs" in (st.get("sources") or []) or st.get("source") == "usgs" or "usgs.gov" in str(st.get("url") or "")
+    out["id_label"] = st.get("agency_id") or (f"USGS {st.get('station_id')}" if usgs
+                                              else f"{st.get('source')} {st.get('station_id')}")
+    return out
 
 
 def _record_ends(recon: Mapping[str, Any], ctx: Mapping[str, Any], derived: dict[str, Any]) -> None:

@@ -46,7 +46,9 @@ def plan_parts(text: str, primary: str | None) -> dict[str, list[dict[str, Any]]
     if len(parts) < 2:
         return out
     primary_taken = False
-    for part in parts:
+    for i, part in enumerate(parts):
+        if i and primary and _states_primary_data(text, part, primary):
+            continue  # "Basin characteristics: DRNAREA 64.0, ...": what the primary study reads, not a question
         limit = reading.out_of_scope(part)
         if limit is not None:
             out["not_answered"].append({"question": part, "why": f"it asks for {limit['topic']}, which needs "
@@ -65,6 +67,16 @@ def plan_parts(text: str, primary: str | None) -> dict[str, list[dict[str, Any]]
         elif pid != primary and pid not in [c["playbook"] for c in out["companions"]]:
             out["companions"].append({"playbook": pid, "question": part})
     return out
+
+
+def _states_primary_data(text: str, part: str, primary: str) -> bool:
+    """A part that asks nothing (no question mark after it, no question word first) and states values the primary
+    study's intake reads (its basin characteristics, its region, a return period): the primary's data."""
+    from roles.consultant import read_intake
+
+    if re.match(_STARTS + r"\b", part, re.I) or re.search(re.escape(part) + r"\s*\?", text):
+        return False
+    return bool(read_intake(primary, part))
 
 
 EXAMPLES = {

@@ -612,8 +612,12 @@ class UploadSource(Source):
                       **{k: v[k] for k in ("parameters", "n_parameters", "n_sampling_dates") if k in v}}
                      for v in d["variables"]]
         named = (d.get("peakfq_station") or {}).get("name")  # a peak file names its station
-        return station_row(source=self.name, station_id=sid, name=named or sid, lat=lat, lon=lon, distance_km=distance_km,
-                           area_km2=area, regulation=None, variables=variables, url=None)
+        row = station_row(source=self.name, station_id=sid, name=named or sid, lat=lat, lon=lon, distance_km=distance_km,
+                          area_km2=area, regulation=None, variables=variables, url=None)
+        site = str((d.get("peakfq_station") or {}).get("site_no") or "").split(".")[0]
+        if site.isdigit() and 8 <= len(site) <= 15:  # a USGS peak file numbers its gauge: the number it is known by
+            row["agency_id"] = f"USGS {site}"
+        return row
 
     def stations_near(self, lat: float, lon: float, *, radius_km: float = 50.0, limit: int | None = 20,
                       variable: str | None = None) -> list[dict[str, Any]]:

@@ -66,13 +66,31 @@ CITATIONS = {
         "USGS, 2012, pp. 26-27), as in the validation data of flowfreq 0.16.0 (MIT); analysis method per "
         "England, J.F. Jr. et al., 2019, Bulletin 17C, USGS Techniques and Methods 4-B5, https://doi.org/10.3133/tm4B5."
     ),
+    # What public material says of this study (read for its citation): the files as peakfqr 8.1.0 ships them
+    # (inst/testdata/, vendored by pinhead001/flowfreq at 654738fc, vendor/peakfqr/: DESCRIPTION, README.md, the
+    # testthat files) name no report, nor do the USGS catalogue's records found for wymt_ffa_ specification files
+    # (wymt_ffa_2018C, Carbon County MT, doi 10.5066/P91HB8GI, cites SIR 2018-5046 as its larger work). The USGS's
+    # standard methods for peak-flow frequency studies in Montana, North Dakota, South Dakota and Wyoming are
+    # Siefken and others (2025), SIR 2025-5019 (its abstract at pubs.usgs.gov/publication/sir20255019; data
+    # releases with data through water year 2022, e.g. doi 10.5066/P1449JPM, cite it as their larger work). It is
+    # cited as those methods, not as this study's report, which is not confirmed.
     "wymt_2022": (
-        "U.S. Geological Survey Wyoming-Montana Water Science Center, 2022 flood-frequency study of 21 streamgages "
-        "in the Missouri and Powder River basins, Montana and Wyoming (PeakFQ project wymt_ffa_2022A): annual peaks "
-        "to water year 2022 (WATSTORE), the study's PeakFQ specification (regional skews, perception thresholds, "
-        "intervals) and PeakFQ 7.4's output, as shipped in the test data of the USGS R package peakfqr 8.1.0 (CC0); "
-        "peak data U.S. public domain. Analysis per England, J.F. Jr. et al., 2019, Guidelines for determining flood "
-        "flow frequency, Bulletin 17C, USGS Techniques and Methods 4-B5, https://doi.org/10.3133/tm4B5."
+        "U.S. Geological Survey, Wyoming-Montana Water Science Center, peak-flow frequency study wymt_ffa_2022A of 21 "
+        "streamgages in the Missouri and Powder River basins, Montana and Wyoming, data through water year 2022: "
+        "annual peaks (WATSTORE), the study's PeakFQ specification (regional skews, perception thresholds, "
+        "intervals) and PeakFQ 7.4's output, as distributed in the test data of the USGS R package peakfqr 8.1.0 "
+        "(CC0), whose files name no report for the study; peak data U.S. public domain | Siefken, S.A., "
+        "Williams-Sether, T., Barth, N.A., Chase, K.J., and Cedar Face, M.A. (2025) Methods for peak-flow frequency "
+        "analysis for streamgages in or near Montana, North Dakota, South Dakota, and Wyoming. U.S. Geological "
+        "Survey Scientific Investigations Report 2025-5019, https://doi.org/10.3133/sir20255019 (the USGS's "
+        "standard methods for peak-flow frequency studies in these states)."
+    ),
+    # the study's regional skews: its specification file's GenSkew and SkewSE (0.64 at every station); no public
+    # material read names the report that derived them, so the citation says where they are stated and no more
+    "wymt_2022_skew": (
+        "Regional skews of the USGS Wyoming-Montana peak-flow frequency study wymt_ffa_2022A (data through water "
+        "year 2022), as stated for each station in the study's PeakFQ specification file (GenSkew, with SkewSE "
+        "0.64, a mean square error of 0.41); the files name no report for them."
     ),
     "spotpy": (
         "Houska, T., Kraft, P., Chamorro-Chavez, A. and Breuer, L., 2015, SPOTting model parameters using a "

@@ -95,7 +95,7 @@ def published_skew(site_no: str) -> dict[str, Any] | None:
     se = float(spec["skewse"])
     return {"skew": float(spec["genskew"]), "se": se, "mse": se * se, "analysis": aid,
             "source": f"the regional skew of the {STUDY}, its PeakFQ specification for {aid}",
-            "citation": CITATIONS["wymt_2022"]}
+            "citation": CITATIONS["wymt_2022_skew"]}
 
 
 def specification_for(site_no: str) -> dict[str, Any] | None:

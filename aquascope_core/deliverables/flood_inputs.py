@@ -55,7 +55,9 @@ def frequency_inputs(payload: Mapping[str, Any]) -> list[list[Any]]:
     last = max([int(t["end"]) for t in spans] + list(by_year) + list(peaks))
     rows = []
     for y in range(first, last + 1):
-        span = next((t for t in spans if t["start"] <= y <= t["end"]), None)
+        # the thresholds apply in the order given, a later one replacing an earlier one (PeakFQ's PCPT_Thresh, as
+        # bulletin17c applies them): the last span holding the year is the one in force
+        span = next((t for t in reversed(spans) if t["start"] <= y <= t["end"]), None)
         lo = float(span["lower"]) if span and span.get("lower") is not None else None
         hi = float(span["upper"]) if span and isinstance(span.get("upper"), (int, float)) and span["upper"] < _OPEN \
             else None

@@ -136,12 +136,35 @@ def annual_maximum_series(source: str, station_id: str, variable: str = "annual_
         "historical_years": sorted(int(y) for y in s.attrs.get("historical_years") or [] if int(y) in set(years)),
     }
     if values:
-        payload["summary"] = (f"{len(values)} annual maxima of {desc.get('name') or station_id}, {min(years)}-{max(years)}, "
-                              f"in {unit}" + (f" ({meaning})" if meaning else "") + f"; largest {values[k]:.4g} in {years[k]}")
+        hist = payload["historical_years"]
+        sysm = [y for y in years if y not in set(hist)]
+        what = (f"{len(values)} annual maxima of {desc.get('name') or station_id}, {min(years)}-{max(years)}"
+                if not hist or not sysm else  # a historical peak is no year of the gauge's record: said apart
+                f"{len(sysm)} systematic annual peaks of {desc.get('name') or station_id}, {min(sysm)}-{max(sysm)}, and "
+                f"{len(hist)} historical peak{'s' if len(hist) != 1 else ''} ({', '.join(str(y) for y in hist)})")
+        payload["summary"] = (f"{what}, in {unit}" + (f" ({meaning})" if meaning else "")
+                              + f"; largest {values[k]:.4g} in {years[k]}")
     else:
         payload["reason"] = "the series holds no value"
     return finish(payload, "annual_maximum_series", {"source": source, "station_id": station_id, "variable": variable},
                   provenance_rows(s))
+
+
+def _codes_clause(pk: dict[str, Any]) -> str:
+    """'; qualification codes: 12 peaks maximum daily average (code 1), ...; 2 peaks left out (...)': what a reviewer
+    checks in a peak record before trusting its fit, as the peak file codes them ('' when it codes nothing)."""
+    from collections import Counter
+
+    from aquascope_core.data.peakfq_files import CODE_MEANINGS
+
+    n = Counter(str(f.get("code")) for f in pk.get("flags") or [])
+    parts = [f"{k} peak{'s' if k != 1 else ''} {CODE_MEANINGS.get(c, c)} (code {c})" for c, k in sorted(n.items())]
+    out = f"; qualification codes, used as the peak file codes them: {', '.join(parts)}" if parts else ""
+    gone = pk.get("excluded") or []
+    if gone:
+        out += f"; {len(gone)} peak{'s' if len(gone) != 1 else ''} left out (" + "; ".join(
+            f"{g.get('water_year')}: {g.get('why')}" for g in gone[:5]) + (", ..." if len(gone) > 5 else "") + ")"
+    return out
 
 
 def _regional_skew_for(desc: dict[str, Any], attrs: dict[str, Any], regional_skew: float | None,
@@ -266,7 +289,8 @@ def bulletin17c_ema(source: str, station_id: str, variable: str = "peak_discharg
         i = T.index(100.0) if 100.0 in T else len(T) // 2
         payload["summary"] = (f"Bulletin 17C EMA on {fit.get('n_systematic')} systematic and {len(historical)} historical "
                               f"peaks over {fit.get('record_years')} years; weighted skew "
-                              f"{fit['parameters']['skew_log']:.3f}; {T[i]:g}-year flood {f['return_levels'][i]:.4g} {unit}")
+                              f"{fit['parameters']['skew_log']:.3f}; {T[i]:g}-year flood {f['return_levels'][i]:.4g} {unit}"
+                              + _codes_clause(pk))
     params = {"source": source, "station_id": station_id, "variable": variable, "return_periods": T,
               "confidence": confidence, "regional_skew": regional_skew, "regional_skew_mse": regional_skew_mse,
               "skew_from": skew_from, "skew_weighting": extra["skew_weighting"]}

@@ -21,6 +21,7 @@ A value out of design use is graded C at most (the legend says what C means).
 from __future__ import annotations
 
 import datetime as _dt
+import re
 from typing import Any, Iterable, Mapping
 
 __all__ = ["RECORD_AGE_YEARS", "FLAGS", "GRADE_LEGEND", "not_for_design_reasons", "mark_not_for_design",
@@ -97,4 +98,9 @@ def mark_not_for_design(decision: dict[str, Any], brief: Mapping[str, Any], run:
     if reasons:
         decision["answer"] = f"{_sentence(reasons)} {decision.get('answer') or ''}".strip()
         cap_grade(decision, "C", "not for design: " + "; ".join(reasons))
+        # a record that ends too long ago says so once: the lower ceiling's reason holds the held record's end
+        ended = re.search(r"the record ends in (\d{4})", "; ".join(reasons))
+        if ended:
+            decision["grade_reason"] = re.sub(rf"; the record held ends in {ended.group(1)} while data to \d{{4}} "
+                                              r"exists", "", decision.get("grade_reason") or "")
     return decision

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, Mapping, Sequence
 
 from roles.specialists.common import LABELS, band, band_text, fmt, given, grade_for_study, kn
@@ -105,12 +106,29 @@ _CHANGES = {
 }
 
 
+def trend_found(run: Mapping[str, Any]) -> str | None:
+    """The trend test's finding when it found a trend (its gate's words: the p-value, Sen's slope, the direction),
+    None when it found none or did not run to a result."""
+    for r in (run.get("results") or {}).values():
+        if r.get("tool") != "trend_test" or r.get("status") == "ok":
+            continue
+        for g in r.get("gates") or []:
+            if g.get("check") == "trend_on_series" and g.get("passed") is False and g.get("detail"):
+                m = re.search(r"Mann-Kendall (p = [^,]+), Sen's slope (.+?): (increasing|decreasing)", str(g["detail"]))
+                return (f"a significant {m.group(3)} trend, Mann-Kendall {m.group(1)}, Sen's slope {m.group(2)}" if m
+                        else str(g["detail"]).rstrip("."))
+    return None
+
+
 def decide(brief: Mapping[str, Any], study: Mapping[str, Any], run: Mapping[str, Any],
            kns: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     T = (brief.get("intake") or {}).get("return_period")
     at_T = [k for k in kns if k.get("return_period") is not None and T is not None and float(k["return_period"]) == float(T)]
     steps = sorted({k["step"] for k in at_T})
     grade, why = grade_for_study(run, steps)
+    found = trend_found(run)
+    if grade == "B" and found and why.startswith("optional check"):  # the check ran: say what it found
+        why = f"the annual maxima show {found}, which the stationary fit assumes away"
     station = ((study.get("plan") or {}).get("station") or {})
     where = station.get("name") or "the site"
     if not at_T or grade == "not established":
@@ -294,9 +312,13 @@ def recommendations(run: Mapping[str, Any], decision: Mapping[str, Any]) -> list
         recs.append("Look for any flood record at the site (a crest-stage gauge, flood marks, local accounts): even a "
                     "few years test the regional estimate.")
     trend = [r for r in results.values() if r.get("tool") == "trend_test"]
-    if trend and trend[0].get("status") != "ok":
-        recs.append("The annual maxima show a trend or could not be tested: consider a non-stationary analysis "
-                    "or a sensitivity check on recent decades.")
+    found = trend_found({"results": results})
+    if found:
+        recs.append(f"The annual maxima show {found}: the frequency curve assumes none, so check the design value "
+                    "with a non-stationary analysis or a fit to the recent decades.")
+    elif trend and trend[0].get("status") != "ok":
+        recs.append("The trend test on the annual maxima did not run to a result: test them before relying on a "
+                    "stationary fit.")
     recs.append("Check the crossing against the upper end of the band as well as the central value.")
     return recs
 

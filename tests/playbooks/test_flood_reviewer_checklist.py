@@ -121,9 +121,23 @@ def _check(got: dict, *, us: bool, b17c: bool, trend: bool = False) -> dict:
         assert len(spans) == 1, spans
         end = next(iter(spans))[1]
         assert all(y == end for y in re.findall(r"ends in (\d{4})", answer)), answer
+    # the grade's reason says each reason once (a record that ends too long ago is not said twice)
+    reason = re.search(r"^Grade: \*\*[^*]+\*\* \((.*)\)\.$", summary, re.M)
+    if reason:
+        assert len(re.findall(r"ends in \d{4}", reason.group(1))) <= 1, reason.group(1)
     if b17c:
         skew = ws["run"]["results"]["s2"]["payload"]["regional_skew_used"]
         refs = _section(md, "References")
+        assert "Bulletin 17C" in refs and "https://doi.org/10.3133/tm4B5" in refs
+        # the gauge as the agency numbers it, its record embedded or uploaded (not "catalogue 06324500")
+        assert re.search(r"\(USGS \d{8,15}, ", _section(md, "Methodology")), _section(md, "Methodology")[:300]
+        # a historical period's row names its perception threshold (the one in force, not the default's zero)
+        for row in re.findall(r"^\| \d{4}-\d{4} \| historical period[^|]*\| ([^|]+) \|", md, re.M):
+            assert row.strip() != "none (every peak recorded)", row
+        if skew.get("origin") == "published_study":  # the WY/MT study's skews; its record and methods when embedded
+            assert "Regional skews of the USGS Wyoming-Montana peak-flow frequency study" in refs
+            if ws["run"]["results"]["s2"]["payload"]["station"]["source"] != "upload":
+                assert "wymt_ffa_2022A of 21 streamgages" in refs and "Investigations Report 2025-5019" in refs
         if skew.get("skew") is not None:
             assert "weighted with the regional skew" in answer and skew["source"] in answer
             assert skew["citation"].split(",")[0] in refs  # the skew's report is in References

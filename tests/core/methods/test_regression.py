@@ -90,6 +90,36 @@ def test_minnesota_negated_longitude():
     assert r["value"] == pytest.approx(654.26, rel=1e-4)
 
 
+def test_louisiana_negative_offset():
+    """Louisiana Pine Hills region (NSS region 231, GC880), 1 % AEP: precipitation enters as log(PRECIP - 35):
+    log Q = 1.6148972 + 0.791 log A + 0.412 log CSL + 0.61 log(P - 35)
+    A 100 mi2, CSL 5 ft/mi, P 60 in: 1.6148972 + 1.5820000 + 0.2879756 + 0.8527434 = 4.3376163 -> 21,758 ft3/s
+    (no standard error of prediction in the library for this region: no interval)."""
+    _, r = q100("LA", {"DRNAREA": 100.0, "CSL10_85": 5.0, "PRECIP": 60.0}, "GC880")
+    hand = 1.6148972160331345 + 0.791 * lg(100) + 0.412 * lg(5) + 0.61 * lg(60 - 35)
+    assert r["log10_value"] == pytest.approx(hand, abs=1e-12)
+    assert r["value"] == pytest.approx(21758, rel=1e-4) and r["lower"] is None
+
+
+def test_the_cases_above_cover_every_transform_the_library_holds():
+    """Each kind of term in the equation library (transform; negated scale; positive or negative offset) is one a
+    case above works by hand: NJ log10 and log10_plus1, IA identity and power, NY a positive offset, LA a negative
+    one, KY a negated scale with an offset, MN a negated scale."""
+    from aquascope_core.methods.regression import equation_library
+
+    kinds = set()
+    for sd in equation_library()["states"].values():
+        for reg in (sd.get("regions") or {}).values():
+            for eq in reg["equations"]:
+                for t in (eq[3] if eq[1] is not None else []):  # a constant form has no terms
+                    p = t[3] if len(t) > 3 else {}
+                    off = float(p.get("offset", 0.0))
+                    kinds.add((t[2], float(p.get("scale", 1.0)) < 0, (off > 0) - (off < 0)))
+    covered = {("log10", False, 0), ("log10_plus1", False, 0), ("identity", False, 0), ("power", False, 0),
+               ("log10", False, 1), ("log10", False, -1), ("log10", True, 1), ("log10", True, 0)}
+    assert kinds <= covered, kinds - covered
+
+
 def test_out_of_range_characteristics_are_flagged_and_cap_the_grade():
     out = peak_flow_regression("NJ", {"DRNAREA": 64.0, "STORAGE": 2.9, "CSL10_85": 20.0, "POPDENS": 20.0},
                                region="valley and ridge")
