@@ -180,6 +180,12 @@ def test_case(case, tmp_path, monkeypatch):
                  if ln.startswith("- ")] if "## References" in md else []
     for r in sorted({r for r in ref_lines if ref_lines.count(r) > 1}):
         problems.append(f"reference listed twice: {r[:120]!r}")
+    from roles.citations import author_year_key, is_titled
+
+    for i, r in enumerate(ref_lines):  # one work in a short and a titled wording (same authors and year)
+        for o in ref_lines[:i]:
+            if author_year_key(r) and author_year_key(r) == author_year_key(o) and not (is_titled(r) and is_titled(o)):
+                problems.append(f"one work listed twice: {o[:80]!r} and {r[:80]!r}")
     for r in refs:
         if not re.search(r"\b(1[89]\d{2}|20\d{2})\b", r) or len(r.split()) < 6 or "..." in r:
             problems.append(f"reference is not a whole citation: {r!r}")
