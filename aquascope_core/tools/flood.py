@@ -40,7 +40,9 @@ def flood_frequency(values: Sequence[float], unit: str | None = None,
         payload["basis"] = str(basis)
     fits = payload.get("fits", {})
     good = [k for k, f in fits.items() if f.get("ok")]
-    payload["summary"] = (f"{len(good)} of {len(fits)} fits succeeded ({', '.join(good) or 'none'}) "
+    from aquascope_core.registry import label_of
+
+    payload["summary"] = (f"{len(good)} of {len(fits)} fits succeeded ({'; '.join(map(label_of, good)) or 'none'}) "
                           f"on {payload.get('n')} annual maxima")
     params = {"values": values, "unit": unit, "return_periods": list(return_periods),
               "distributions": list(distributions), "n_bootstrap": n_bootstrap, "confidence": confidence, "seed": seed,
