@@ -265,10 +265,12 @@ def bulletin17c_ema(source: str, station_id: str, variable: str = "peak_discharg
     if not payload["ok"]:
         payload["reason"] = fit.get("reason")
     else:
+        from aquascope_core.verify import sig_text  # the skew at the precision the tables print it
+
         i = T.index(100.0) if 100.0 in T else len(T) // 2
         payload["summary"] = (f"Bulletin 17C EMA on {fit.get('n_systematic')} systematic and {len(historical)} historical "
                               f"peaks over {fit.get('record_years')} years; weighted skew "
-                              f"{fit['parameters']['skew_log']:.3f}; {T[i]:g}-year flood {f['return_levels'][i]:.4g} {unit}")
+                              f"{sig_text(fit['parameters']['skew_log'])}; {T[i]:g}-year flood {f['return_levels'][i]:.4g} {unit}")
     params = {"source": source, "station_id": station_id, "variable": variable, "return_periods": T,
               "confidence": confidence, "regional_skew": regional_skew, "regional_skew_mse": regional_skew_mse,
               "skew_from": skew_from, "skew_weighting": extra["skew_weighting"]}
