@@ -521,8 +521,12 @@ def _fmt(value: Any) -> str:
             return str(int(value))
         return f"{value:.1f}" if abs(value) >= 10 else f"{value:.3g}"
     if isinstance(value, list):
-        return ", ".join(_fmt(v) for v in value)
+        # a list placed in a sentence: an option's identifier reads as words ("low_flows" -> "low flows")
+        return ", ".join(v.replace("_", " ") if isinstance(v, str) and _IDENT.fullmatch(v) else _fmt(v) for v in value)
     return str(value)
+
+
+_IDENT = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+")
 
 
 def render(obj: Any, scope: Mapping[str, Any], *, keep: tuple[str, ...] = ("result.",)) -> Any:

@@ -294,7 +294,7 @@ def _notes(stations: Sequence[Mapping[str, Any]], ctx: Mapping[str, Any], radius
                 notes.append(
                     f"The catalogue lists {v.get('n_values') or 'some'} {v.get('variable').replace('_', ' ')} values for "
                     f"{st.get('name')} ({st.get('station_id')}) up to {str(v.get('period_end'))[:4]}, not held offline; "
-                    f"the {h.get('resolution')} {h.get('variable')} record held here spans "
+                    f"the {h.get('resolution')} {str(h.get('variable')).replace('_', ' ')} record held here spans "
                     f"{str(h.get('period_start'))[:10]} to {str(h.get('period_end'))[:10]}.")
     gauge = (ctx.get("station_by_variable") or {}).get("discharge")
     if gauge and gauge.get("distance_km") is not None and gauge["distance_km"] > 5:

@@ -4,7 +4,9 @@
   :func:`split_citations` splits it into works, gluing back a piece that is not a citation on its own (no
   year, or a few words such as ``"Eqs. 58, 62, 65, 66"``) to the work it belongs to.
 - :func:`cite_key` is the first author's surname, the year and the first words of the title, so one work
-  cited in two wordings is listed once.
+  cited in two wordings is listed once; :func:`author_year_key` (the authors' surnames and the year) joins a
+  short form without a title (``Hashimoto, Stedinger & Loucks (1982) Water Resour. Res. 18(1) 14-20``) to the
+  titled citation of the same work.
 - :func:`references` gathers the sources of the steps that ran and, from the playbook's list, only the works
   the methodology of the chosen branch names (by surname and year).
 """
@@ -16,7 +18,7 @@ from typing import Any, Iterable, Mapping
 
 from aquascope_core.methodology import texts
 
-__all__ = ["split_citations", "cite_key", "is_whole", "references", "data_reference", "primary_method_reference",
+__all__ = ["split_citations", "cite_key", "author_year_key", "is_titled", "is_whole", "references", "data_reference", "primary_method_reference",
            "retrieval_note"]
 
 # the method's manuals in their right editions: PeakFQ 7 and later run Bulletin 17C (the 2006 manual, TM 4-B4, is
@@ -115,6 +117,30 @@ def cite_key(cite: str) -> str:
     return f"{surname}|{' '.join(words)}"
 
 
+_SURNAME = re.compile(r"\b(?:van |von |de |du |le )?[A-Z][a-z'\u00c0-\u017f-]+(?:[A-Z][a-z'\u00c0-\u017f-]+)*\b")
+_NOT_NAME = {"and", "others", "Jr", "Sr", "The", "In", "Eds"}
+
+
+def author_year_key(cite: str) -> str | None:
+    """first year | the sorted surnames before it: ``Hashimoto, T., Stedinger, J.R. and Loucks, D.P. (1982)`` and
+    ``Hashimoto, Stedinger & Loucks (1982)`` are one key. None without a year or a surname."""
+    m = _YEAR.search(cite)
+    if not m:
+        return None
+    names = sorted({n for n in _SURNAME.findall(cite[:m.start()]) if n not in _NOT_NAME and len(n) >= 3})
+    return f"{m.group(1)}|{' '.join(names)}" if names else None
+
+
+def is_titled(cite: str) -> bool:
+    """Whether a citation gives its work's title after the year (words of a sentence), not only a journal's
+    abbreviation, volume and pages (``Water Resour. Res. 18(1) 14-20``)."""
+    m = _YEAR.search(cite)
+    rest = cite[m.end():] if m else cite
+    rest = rest.split(")", 1)[1] if ")" in rest[:12] else rest
+    words = [w for w in re.findall(r"[A-Za-z][A-Za-z'-]*\.?", rest) if not w.endswith(".") or len(w) > 8]
+    return sum(1 for w in words if len(w.rstrip(".")) >= 4) >= 3
+
+
 def _named_in(cite: str, text: str) -> bool:
     """Whether ``text`` names the work (its first author's surname and its year)."""
     m = _YEAR.search(cite)
@@ -128,13 +154,24 @@ def references(plan: Mapping[str, Any], results: Mapping[str, Mapping[str, Any]]
     """The works a report lists, in order: those the chosen methodology names, then the steps' sources."""
     refs: list[str] = []
     seen: set[str] = set()
+    by_authors: dict[str, int] = {}  # author_year_key -> index in refs
 
     def add(cites: Iterable[str]) -> None:
+        # one work is one entry: the same title key, or the same authors and year where one of the two wordings is
+        # the short form (no title); the titled wording is kept, in the place the work was first listed
         for c in cites:
-            key = cite_key(c)
-            if c and key not in seen:
-                seen.add(key)
-                refs.append(c)
+            key, ay = cite_key(c), author_year_key(c)
+            if not c or key in seen:
+                continue
+            seen.add(key)
+            at = by_authors.get(ay) if ay else None
+            if at is not None and not (is_titled(c) and is_titled(refs[at])):
+                if is_titled(c):
+                    refs[at] = c
+                continue
+            if ay:
+                by_authors.setdefault(ay, len(refs))
+            refs.append(c)
 
     method_text = " ".join(texts(plan.get("methodology"))) + " " + str(plan.get("rationale") or "")
     for c in plan.get("citations") or []:

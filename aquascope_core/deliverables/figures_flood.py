@@ -176,6 +176,17 @@ def _band_points(name: str, fit: Mapping[str, Any], payload: Mapping[str, Any], 
     return None
 
 
+def _bands_caption(bands: Sequence[tuple[str, str]]) -> str:
+    """What the shaded bands are, every band drawn named: "the shaded band is the 90% confidence interval of the GEV
+    fit" for one; "the shaded bands are the 90% confidence interval of the GEV fit and the 90% confidence interval
+    of the LP3 fit, each in its curve's colour" for two or more."""
+    words = [f"the {what}" for what in dict.fromkeys(w for w, _ in bands)]
+    if len(words) == 1:
+        return f"the shaded band is {words[0]}" if len(bands) == 1 else f"the shaded bands are {words[0]}"
+    return ("the shaded bands are " + ", ".join(words[:-1]) + f" and {words[-1]}, each in its curve's colour"
+            if words else "")
+
+
 def frequency_curve(payload: Mapping[str, Any], context: Mapping[str, Any]) -> tuple[Any, str]:
     from aquascope_core.deliverables.figures_prob import (AEP_RANGE, aep_axis, dense_aeps, dense_quantiles,
                                                           smooth_through)
@@ -203,7 +214,7 @@ def frequency_curve(payload: Mapping[str, Any], context: Mapping[str, Any]) -> t
     unit = payload.get("unit")
     fig, ax = new_figure(height=4.4)
     aeps = dense_aeps(*AEP_RANGE)
-    band_word = ""
+    bands: list[tuple[str, str]] = []  # (confidence words, whose band) of every band drawn
     for i, (name, fit) in enumerate(good.items()):
         c = colour(i)
         ys = dense_quantiles(fit, aeps)
@@ -222,9 +233,9 @@ def frequency_curve(payload: Mapping[str, Any], context: Mapping[str, Any]) -> t
                 ax.fill_between(bx, lo, hi, color=c, alpha=0.15, linewidth=0, label=f"{short} {pct}confidence band")
                 ax.plot(bx, lo, color=c, linewidth=0.6, linestyle=":")
                 ax.plot(bx, hi, color=c, linewidth=0.6, linestyle=":")
-                what = ("EMA confidence interval of Bulletin 17C" if name == "lp3_ema"
-                        else f"confidence interval of the {short} fit")
-                band_word = band_word or f"the shaded band is the {pct}{what}"
+                bands.append((f"{pct}EMA confidence interval of Bulletin 17C" if name == "lp3_ema"
+                              else f"{pct}confidence interval of the {short} fit", name))
+    band_word = _bands_caption(bands)
     sys_pts = [(v, p) for v, p in pos if v not in hist_vals and 0 < p < 1]
     low = [(v, p) for v, p in sys_pts if low_thr is not None and v < low_thr]
     sys_pts = [q for q in sys_pts if q not in low]

@@ -18,6 +18,7 @@ from aquascope_core.errors import InputError
 from aquascope_core.families import collect
 
 __all__ = [
+    "label_of",
     "MethodPrecondition",
     "SiteContext",
     "METHODS",
@@ -147,6 +148,13 @@ def method(method_id: str) -> MethodPrecondition:
         return METHODS[method_id]
     except KeyError:
         raise InputError.bad_value("method", method_id, "a registry id, one of " + ", ".join(sorted(METHODS))) from None
+
+
+def label_of(name: str) -> str:
+    """The hydrologist's name of a registered method for client text (``gev_lmoments`` -> "Generalised extreme
+    value distribution fitted by L-moments"); a name the registry does not hold reads with spaces for '_'."""
+    row = METHODS.get(str(name))
+    return row.label if row is not None else str(name).replace("_", " ")
 
 
 def _as_context(ctx: SiteContext | Mapping[str, Any]) -> SiteContext:

@@ -40,7 +40,9 @@ def flood_frequency(values: Sequence[float], unit: str | None = None,
         payload["basis"] = str(basis)
     fits = payload.get("fits", {})
     good = [k for k, f in fits.items() if f.get("ok")]
-    payload["summary"] = (f"{len(good)} of {len(fits)} fits succeeded ({', '.join(good) or 'none'}) "
+    from aquascope_core.registry import label_of
+
+    payload["summary"] = (f"{len(good)} of {len(fits)} fits succeeded ({'; '.join(map(label_of, good)) or 'none'}) "
                           f"on {payload.get('n')} annual maxima")
     params = {"values": values, "unit": unit, "return_periods": list(return_periods),
               "distributions": list(distributions), "n_bootstrap": n_bootstrap, "confidence": confidence, "seed": seed,
@@ -286,10 +288,12 @@ def bulletin17c_ema(source: str, station_id: str, variable: str = "peak_discharg
     if not payload["ok"]:
         payload["reason"] = fit.get("reason")
     else:
+        from aquascope_core.verify import sig_text  # the skew at the precision the tables print it
+
         i = T.index(100.0) if 100.0 in T else len(T) // 2
         payload["summary"] = (f"Bulletin 17C EMA on {fit.get('n_systematic')} systematic and {len(historical)} historical "
                               f"peaks over {fit.get('record_years')} years; weighted skew "
-                              f"{fit['parameters']['skew_log']:.3f}; {T[i]:g}-year flood {f['return_levels'][i]:.4g} {unit}"
+                              f"{sig_text(fit['parameters']['skew_log'])}; {T[i]:g}-year flood {f['return_levels'][i]:.4g} {unit}"
                               + _codes_clause(pk))
     params = {"source": source, "station_id": station_id, "variable": variable, "return_periods": T,
               "confidence": confidence, "regional_skew": regional_skew, "regional_skew_mse": regional_skew_mse,

@@ -41,6 +41,17 @@ Habitat = Literal["cold water", "warm water"]
 
 # The use to protect -> the shipped guideline set (aquascope_core/methods/data/water_quality_guidelines.csv).
 USES = {"aquatic life": "ccme_freshwater_aquatic_life", "drinking water": "who_drinking_water"}
+
+
+def _set_label(gset: str) -> str:
+    """A guideline set by its authority's title (its citation without the year): "WHO Guidelines for
+    drinking-water quality", not the set's id."""
+    from aquascope_core.methods.water_quality import _SET_CITATION
+
+    cite = _SET_CITATION.get(gset)
+    return re.sub(r"\s*\(\d{4}\)", "", cite).split(",")[0].strip() if cite else gset.replace("_", " ")
+
+
 CCME_MIN_PARAMETERS = 4  # CCME (2001): at least four parameters ...
 CCME_MIN_SAMPLES = 4     # ... each sampled at least four times in the period
 CATEGORIES = ["Excellent", "Good", "Fair", "Marginal", "Poor"]
@@ -168,7 +179,7 @@ def resolve_objectives(params: Sequence[Mapping[str, Any]], *, use: str = "aquat
             why = _SITE_DEPENDENT.get(gname) if gset == "ccme_freshwater_aquatic_life" else None
             missing.append({"parameter": name, "reason": (
                 f"{why}: compute it for the site and give it as an objective" if why else
-                f"the {use} guideline set ({gset}) has no single value for {gname.replace('_', ' ')}")})
+                f"the {use} guideline set ({_set_label(gset)}) has no single value for {gname.replace('_', ' ')}")})
             continue
         if row["unit"] == "pH units":
             if _key(unit) not in {_key(u) for u in _PH_UNITS if u is not None} | {""}:

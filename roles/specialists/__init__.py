@@ -72,7 +72,9 @@ def recommendations(kind: str | None, run: Mapping[str, Any], decision: Mapping[
     recs = list(fn(run, decision)) if fn else []
     for sid, r in (run.get("results") or {}).items():
         if r.get("status") == "failed":
-            recs.append(f"Step {sid} ({r.get('tool')}) is not established; see the limitations before relying on "
+            from aquascope_core.registry import label_of
+
+            recs.append(f"Step {sid} ({label_of(r.get('tool'))}) is not established; see the limitations before relying on "
                         "what depends on it.")
     return recs
 

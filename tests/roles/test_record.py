@@ -135,3 +135,22 @@ def test_uploads_are_named_after_the_place():
              "stations": [{"source": "usgs", "station_id": "01440000", "name": "Flat Brook", "distance_km": 0.9},
                           {"source": "upload", "station_id": "q.csv", "name": "q.csv", "distance_km": 0.0}]}
     assert name_uploads(recon)["stations"][1]["name"] == "Flat Brook (the user's record)"
+
+
+def test_a_work_in_its_short_and_its_titled_wording_is_listed_once():
+    """Supply's playbook names Hashimoto, Stedinger and Loucks (1982) in full and its tools in the short form."""
+    full = ("Hashimoto, T., Stedinger, J.R. and Loucks, D.P. (1982) Reliability, resiliency, and vulnerability criteria "
+            "for water resource system performance evaluation. Water Resources Research 18(1), 14-20.")
+    short = "Hashimoto, Stedinger & Loucks (1982) Water Resour. Res. 18(1) 14-20."
+    other = "McMahon, Adeloye & Zhou (2006) J. Hydrol. 324 359-382."
+    plan = {"methodology": ["Resilience (Hashimoto, Stedinger and Loucks 1982)."], "citations": [full]}
+    results = {"s1": {"status": "ok", "payload": {"meta": {"sources": [{"name": "x", "citation": f"{short}; {other}"}]}}}}
+    assert references(plan, results) == [full, other]
+    # the short form first: the titled wording takes its place
+    assert references({}, {"s1": {"status": "ok", "payload": {"meta": {"sources": [
+        {"name": "x", "citation": short}, {"name": "y", "citation": full}]}}}}) == [full]
+    # two titled works of the same authors and year are two works
+    a = "Smith, J. and Jones, K. (2001) Floods of the upper basin and their seasons. WRR 37, 1-10."
+    b = "Smith, J. and Jones, K. (2001) Droughts of the lower basin and their spells. WRR 37, 11-20."
+    assert references({}, {"s1": {"status": "ok", "payload": {"meta": {"sources": [
+        {"name": "x", "citation": f"{a}; {b}"}]}}}}) == [a, b]

@@ -136,3 +136,22 @@ def test_the_annual_peaks_axes_separate_thousands(big_sandy):
     labels = [t.get_text() for t in ax.get_yticklabels()]
     assert "25,000" in labels or "20,000" in labels, labels
     assert not any(len(s) > 4 and s.isdigit() for s in labels), labels
+
+
+def test_the_caption_names_every_band_the_figure_draws():
+    """Flat Brook's frequency curve draws a band for each of its two fits (GEV and LP3): the caption says both,
+    not "the band is the GEV fit"."""
+    from matplotlib.collections import PolyCollection
+
+    o = plan_and_run("flood_risk", 41.10, -74.96, intake={"return_period": 100})
+    st = next(s for s in o.study.steps if s.tool == "flood_frequency")
+    r = o.run.results[st.id]
+    with house_style():
+        fig, note = frequency_curve(r.payload, _ctx(r, st))
+    ax = fig.axes[0]
+    bands = [c.get_label() for c in ax.collections if isinstance(c, PolyCollection)]
+    assert len(bands) == 2, bands
+    for lab in bands:  # "GEV 90% confidence band" -> "confidence interval of the GEV fit"
+        short, pct = lab.split(" ")[0], lab.split(" ")[1]
+        assert f"{pct} confidence interval of the {short} fit" in note, (lab, note)
+    assert "the shaded bands are" in note and "the shaded band is" not in note
