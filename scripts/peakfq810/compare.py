@@ -15,9 +15,10 @@ matter), in the other orders of ``oracle.ROW_ORDERS`` (the systematic peaks firs
 permutations). Where PeakFQ's answers differ from its chronological one by more than the tolerance, the comparison
 allows the largest of those differences (against the chronological answer), naming the record and quantity. An
 order on which the Fortran stops or runs out of time (``oracle.CALL_TIMEOUT``) is left out of that spread. Records
-still apart are run once more under last-bit changes of PeakFQ's inputs (``oracle.ULP_DRAWS``: each measured log peak
-moved by at most one ulp, PeakFQ's order kept); the largest change of its answer under them is allowed as well
-(draws that move its low-outlier outcome are left out), and the records where that is needed are named apart.
+still apart on the limits alone are run once more under last-bit changes of PeakFQ's inputs (``oracle.ULP_DRAWS``:
+each measured log peak moved by at most one ulp, PeakFQ's order kept); the largest change of its answer under them
+is allowed as well (draws that move its low-outlier outcome are left out), and the records where that is needed are
+named apart.
 """
 
 from __future__ import annotations
@@ -158,8 +159,11 @@ def compare(records, orc: O.Oracle) -> list[dict[str, Any]]:
     for i, r in zip(again, orc.run_many([records[i] for i in again], O.ROW_ORDERS[1:], timeout=O.CALL_TIMEOUT)):
         out[i]["oracle"].update(r)
         out[i]["verdict"] = judge(out[i]["ours"], out[i]["oracle"])
-    # still apart: PeakFQ's answer under last-bit changes of its inputs (oracle.ULP_DRAWS)
-    again = [i for i in again if out[i]["verdict"]["failures"]]
+    # still apart on the limits alone: PeakFQ's answer under last-bit changes of its inputs (oracle.ULP_DRAWS), the
+    # measure of its limits' conditioning where its variance meets |G| < 0.0632 (on records apart in their moments
+    # the Fortran can run for minutes a call)
+    again = [i for i in again if out[i]["verdict"]["failures"]
+             and all(f.split(":")[0] in ("lower", "upper") for f in out[i]["verdict"]["failures"])]
     for i, r in zip(again, orc.run_many([records[i] for i in again], O.ULP_DRAWS, timeout=O.CALL_TIMEOUT)):
         out[i]["oracle"].update(r)
         out[i]["verdict"] = judge(out[i]["ours"], out[i]["oracle"])
