@@ -60,7 +60,7 @@ def interval_nodes(a: float, b: float, m) -> tuple[np.ndarray, np.ndarray, float
     return x, T_WEIGHTS, p
 
 
-GAMMA_FORM_MIN_SKEW = 1e-3   # below it PeakFQ blends in a Wilson-Hilferty form (cond_moments)
+GAMMA_FORM_MIN_SKEW = 1e-3   # below it PeakFQ blends in a Wilson-Hilferty form; the quadrature stands in here
 
 
 def _exact_mass(shapes: np.ndarray, lo: float, hi: float) -> np.ndarray:
@@ -102,77 +102,15 @@ def _gamma_cond_moments(a: float, b: float, m, k: int, peakfq: bool = True) -> n
     return np.array([sum(math.comb(i, j) * tau ** (i - j) * fp[j] for j in range(i + 1)) for i in range(1, k + 1)])
 
 
-# PeakFQ's blend of the two forms: the Wilson-Hilferty form alone for |G| <= 0.0007, the gamma form alone from
-# |G| = 0.001, a raised cosine in between (with PeakFQ's 12-digit pi)
-_WH_ONLY, _GAMMA_ONLY = 0.0007, 0.0010
-
-
-def wilson_hilferty_weight(g: float) -> float:
-    """The weight PeakFQ gives the Wilson-Hilferty form of the P3 at skew ``g`` (1 - that of the gamma form)."""
-    w = max(0.0, (abs(g) - _WH_ONLY) / (_GAMMA_ONLY - _WH_ONLY))
-    return 0.0 if w >= 1.0 else (1.0 + math.cos(3.14159265359 * w)) / 2.0
-
-
-def _wh_z(x: float, g: float) -> float:
-    """The standard normal deviate of the standardised P3 value ``x`` by Wilson-Hilferty, bounded at 1e20."""
-    if g == 0.0:
-        z = x
-    else:
-        with np.errstate(invalid="ignore", over="ignore"):
-            z = (6.0 / g) * (g * g / 36.0 - 1.0 + max(0.0, 1.0 + g * x / 2.0) ** (1.0 / 3.0))
-    return max(-1e20, min(1e20, z))
-
-
-def _wh_cond_moments(zl: float, zu: float, cl: float, cu: float, m, k: int) -> np.ndarray:
-    """E[X^j | a < X < b], j = 1..k, of the Wilson-Hilferty P3 ``x = a0 + a1 z + a2 z^2 + a3 z^3`` (z normal):
-    the truncated normal moments of z up to 3k by their recurrence, the powers of the cubic, then back from the
-    standardised scale (bounds ``zl``, ``zu`` with normal probabilities ``cl``, ``cu``)."""
-    M, S2, g = (float(v) for v in m)
-    s = math.sqrt(S2)
-    pu, pl = (math.exp(-0.5 * z * z) / math.sqrt(2.0 * math.pi) for z in (zu, zl))
-    dp = cu - cl
-    zu1 = zu if cu < 1.0 else 0.0
-    zl1 = zl if cl > 0.0 else 0.0
-    ez = np.zeros(3 * k + 1)
-    ez[0] = 1.0
-    ez[1] = (pl - pu) / dp
-    for i in range(2, 3 * k + 1):
-        ez[i] = (-(zu1 ** (i - 1)) * pu + (zl1 ** (i - 1)) * pl) / dp + (i - 1) * ez[i - 2]
-    cubic = np.array([-g * (3888.0 - 108.0 * g**2 + g**4) / 23328.0, (1.0 - g**2 / 36.0) ** 2,
-                      (g / 6.0) * (1.0 - g**2 / 36.0), g**2 / 108.0])
-    f = np.ones(k + 1)
-    power = np.array([1.0])
-    for i in range(1, k + 1):
-        power = np.convolve(power, cubic)
-        f[i] = power @ ez[:power.size]
-    return np.array([s**i * f[i] + sum(math.comb(i, j) * M ** (i - j) * s**j * f[j] for j in range(i))
-                     for i in range(1, k + 1)])
-
-
 def cond_moments(a: float, b: float, m, k: int, center: float = 0.0, *, peakfq: bool = True) -> np.ndarray:
     """E[(X - center)^j | a < X < b] for j = 1..k.
 
-    About the origin (``center`` 0), PeakFQ's forms: the closed one (incomplete gamma functions) from |G| = 0.001,
-    which keeps the higher moments right in the far tail (the variance of EMA needs them to the sixth), with PeakFQ's
-    incomplete gamma (:mod:`aquascope_core.methods.b17c_gamma`; ``peakfq``) or exactly; below |G| = 0.001 PeakFQ's
-    Wilson-Hilferty form, blended with the closed one between 0.0007 and 0.001 (:func:`wilson_hilferty_weight`).
-    An interval without probability under the Wilson-Hilferty form stands for its end nearer the mean (PeakFQ).
-    Otherwise (another center) by the quadrature of :func:`interval_nodes`.
+    In closed form (incomplete gamma functions) when |G| >= 0.001 and the interval holds probability, which
+    keeps the higher moments right in the far tail (the variance of EMA needs them to the sixth): with PeakFQ's
+    incomplete gamma (:mod:`aquascope_core.methods.b17c_gamma`; ``peakfq``) or exactly; by the quadrature of
+    :func:`interval_nodes` otherwise.
     """
-    g = float(m[2])
-    if center == 0.0 and abs(g) < GAMMA_FORM_MIN_SKEW:
-        s = math.sqrt(float(m[1]))
-        zl, zu = _wh_z((a - m[0]) / s, g), _wh_z((b - m[0]) / s, g)
-        cl, cu = float(special.ndtr(zl)), float(special.ndtr(zu))
-        if cu == cl:
-            t = a if abs(a - m[0]) < abs(b - m[0]) else b
-            return t ** np.arange(1, k + 1, dtype=float)
-        wwh = wilson_hilferty_weight(g)
-        out = wwh * _wh_cond_moments(zl, zu, cl, cu, m, k)
-        if wwh < 1.0:
-            out = out + (1.0 - wwh) * _gamma_cond_moments(a, b, m, k, peakfq)
-        return out
-    if center == 0.0:
+    if center == 0.0 and abs(float(m[2])) >= GAMMA_FORM_MIN_SKEW:
         Fa = 0.0 if a == -np.inf else float(cdf(a, m))
         Fb = 1.0 if b == np.inf else float(cdf(b, m))
         if Fb - Fa > 1e-14:
