@@ -14,7 +14,11 @@ in PeakFQ's (chronological) order and, for the records that do not agree within 
 matter), in the other orders of ``oracle.ROW_ORDERS`` (the systematic peaks first, reversed, three seeded
 permutations). Where PeakFQ's answers differ from its chronological one by more than the tolerance, the comparison
 allows the largest of those differences (against the chronological answer), naming the record and quantity. An
-order on which the Fortran stops or runs out of time (``oracle.CALL_TIMEOUT``) is left out of that spread.
+order on which the Fortran stops or runs out of time (``oracle.CALL_TIMEOUT``) is left out of that spread. Records
+still apart on the limits alone are run once more under last-bit changes of PeakFQ's inputs (``oracle.ULP_DRAWS``:
+each measured log peak moved by at most one ulp, PeakFQ's order kept); the largest change of its answer under them
+is allowed as well (draws that move its low-outlier outcome are left out), and the records where that is needed are
+named apart.
 """
 
 from __future__ import annotations
@@ -87,11 +91,23 @@ def _tol(k: str) -> float:
     return SKEW_ABS if k in ("skew", "at_site_skew") else REL
 
 
+def _same_low_outliers(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    """The same low-outlier count and threshold (the threshold's flood within a last-bit change of its log)."""
+    if a["n_low"] != b["n_low"] or (a["threshold"] is None) != (b["threshold"] is None):
+        return False
+    return a["threshold"] is None or abs(a["threshold"] - b["threshold"]) <= 1e-12 * abs(b["threshold"])
+
+
 def judge(ours: Mapping[str, Any], oracle: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
-    """Differences per quantity, the oracle's own spread between row orders, and the failures."""
+    """Differences per quantity, the oracle's own spread between row orders and under last-bit changes of its
+    inputs, and the failures."""
     prim = oracle_values(oracle["chronological"])
     others = [v for v in (oracle_values(oracle[o]) for o in O.ROW_ORDERS[1:] if o in oracle) if "error" not in v]
-    out: dict[str, Any] = {"diff": {}, "spread": {}, "allowed": {}, "failures": [], "uses_spread": []}
+    # a last-bit change that moves the low-outlier test's outcome gives another discrete answer: not a spread
+    ulps = [v for v in (oracle_values(oracle[o]) for o in O.ULP_DRAWS if o in oracle)
+            if "error" not in v and "error" not in prim and _same_low_outliers(v, prim)]
+    out: dict[str, Any] = {"diff": {}, "spread": {}, "ulp_spread": {}, "allowed": {}, "failures": [],
+                           "uses_spread": [], "uses_ulp_spread": []}
     if "error" in prim or "error" in ours:
         if "error" in prim and "error" in ours:
             out["both_refuse"] = True
@@ -113,13 +129,17 @@ def judge(ours: Mapping[str, Any], oracle: Mapping[str, Mapping[str, Any]]) -> d
     for k in SCALARS + VECTORS:
         d = _diff(k, ours[k], prim[k])
         spread = max([_diff(k, v[k], prim[k]) for v in others], default=0.0)
-        allowed = max(_tol(k), spread)
-        out["diff"][k], out["spread"][k], out["allowed"][k] = d, spread, allowed
+        ulp = max([_diff(k, v[k], prim[k]) for v in ulps], default=0.0)
+        allowed = max(_tol(k), spread, ulp)
+        out["diff"][k], out["spread"][k], out["ulp_spread"][k], out["allowed"][k] = d, spread, ulp, allowed
         if spread > _tol(k) and d > _tol(k):
             out["uses_spread"].append(k)
+        if d > max(_tol(k), spread) and d <= ulp:
+            out["uses_ulp_spread"].append(k)
         if not d <= allowed:
-            out["failures"].append(f"{k}: {d:.3g} > {allowed:.3g}" + (f" (PeakFQ's row-order spread {spread:.3g})"
-                                                                    if spread > _tol(k) else ""))
+            why = [f"PeakFQ's row-order spread {spread:.3g}"] if spread > _tol(k) else []
+            why += [f"its last-bit spread {ulp:.3g}"] if ulp > _tol(k) else []
+            out["failures"].append(f"{k}: {d:.3g} > {allowed:.3g}" + (f" ({'; '.join(why)})" if why else ""))
     return out
 
 
@@ -137,6 +157,14 @@ def compare(records, orc: O.Oracle) -> list[dict[str, Any]]:
            for rec, o, r in zip(records, ours, res)]
     again = [i for i, c in enumerate(out) if c["verdict"]["failures"] and "error" not in c["oracle"]["chronological"]]
     for i, r in zip(again, orc.run_many([records[i] for i in again], O.ROW_ORDERS[1:], timeout=O.CALL_TIMEOUT)):
+        out[i]["oracle"].update(r)
+        out[i]["verdict"] = judge(out[i]["ours"], out[i]["oracle"])
+    # still apart on the limits alone: PeakFQ's answer under last-bit changes of its inputs (oracle.ULP_DRAWS), the
+    # measure of its limits' conditioning where its variance meets |G| < 0.0632 (on records apart in their moments
+    # the Fortran can run for minutes a call)
+    again = [i for i in again if out[i]["verdict"]["failures"]
+             and all(f.split(":")[0] in ("lower", "upper") for f in out[i]["verdict"]["failures"])]
+    for i, r in zip(again, orc.run_many([records[i] for i in again], O.ULP_DRAWS, timeout=O.CALL_TIMEOUT)):
         out[i]["oracle"].update(r)
         out[i]["verdict"] = judge(out[i]["ours"], out[i]["oracle"])
     return out

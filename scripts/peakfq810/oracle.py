@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
+import math
 import os
 import random
 import shutil
@@ -32,6 +33,14 @@ ROW_ORDERS = ("chronological", "systematic_first", "reverse", "shuffle1", "shuff
 #: A call that runs longer than this (seconds) is ended and reported as an error (some permutations of a record
 #: with a near-zero skew keep the Fortran's EMA iteration going for minutes).
 CALL_TIMEOUT = 60.0
+#: Perturbations of PeakFQ's inputs in their last bit: ``ulpK`` is PeakFQ's own (chronological) order with each
+#: measured log peak moved by -1, 0 or +1 unit in the last place (seeded by K). Those bits are not data: they come
+#: from the log10 routine (the correctly rounded one here; the C library's, which R uses on Linux, is 1 ulp off on
+#: some peaks), so the change of PeakFQ's answer under them measures how far its answer is defined. Where EMA's
+#: variance is taken at |G| held at 0.0632 its limits move by up to a few 1e-3 under them: the Pearson III moments and
+#: their derivatives there are expanded about the gamma's origin 31.6 standard deviations away, which turns its
+#: rounding into ~1e-4 of the derivatives in the skew (verified by calling its own d_est and var_mom).
+ULP_DRAWS = tuple(f"ulp{k}" for k in range(1, 13))
 
 
 def order_rows(driver, rows: list, how: str) -> list:
@@ -43,6 +52,17 @@ def order_rows(driver, rows: list, how: str) -> list:
         random.Random(int(how[7:])).shuffle(out)
         return out
     return driver.order_rows(rows, how)
+
+
+def last_bit_perturbed(a: Mapping[str, Any], seed: int) -> dict[str, Any]:
+    """The Fortran's arguments with each measured log peak (ql = qu, zero flows left alone) moved by -1, 0 or +1 ulp."""
+    rng = random.Random(seed)
+    ql, qu = list(a["ql"]), list(a["qu"])
+    for i, (lo, hi) in enumerate(zip(ql, qu)):
+        step = rng.choice((-1, 0, 1))
+        if lo == hi and lo > -19.0 and step:
+            ql[i] = qu[i] = math.nextafter(lo, math.inf if step > 0 else -math.inf)
+    return {**a, "ql": ql, "qu": qu}
 
 
 class OracleUnavailable(RuntimeError):
@@ -144,13 +164,15 @@ class Oracle:
         if len(rows) < 10 or n_exact < 8:
             raise d.OracleError(f"PeakFQ 8.1.0 drops sites with < 10 rows or < 8 exact peaks "
                                 f"(rows {len(rows)}, exact {n_exact})")
-        rows = order_rows(d, rows, row_order)
+        rows = order_rows(d, rows, "chronological" if row_order.startswith("ulp") else row_order)
         skew_opt, rg, rgmse = d.skew_settings(opts)
         lo_method, lo_thresh = d.lo_settings(opts)
         a, method = d.emafit_inputs(rows, lo_thresh, log10)
         wopt = (opts.get("weight_opt") or "HWN").upper()
         eps = float(opts.get("conf_interval", 0.90) or 0.90)
         aeps = list(opts.get("aeps") or d.DEFAULT_AEPS)
+        if row_order.startswith("ulp"):
+            a = last_bit_perturbed(a, int(row_order[3:]))
         a.update({"rG": rg, "rGmse": rgmse, "eps": eps, "weight_code": d.WEIGHT_CODES[wopt], "aeps": aeps})
         meta = {"skew_option": skew_opt, "regional_skew": None if skew_opt == "Station" else rg,
                 "regional_skew_mse_passed": rgmse, "lo_method": method, "weight_opt": wopt, "conf_interval": eps,

@@ -11,7 +11,15 @@ quantiles and limits within 2e-4 relative, the final and at-site skews within 1e
 with the order of the rows it is given on ill-conditioned records; it is run in its own (chronological) order and,
 where ours does not agree within the tolerance, in five more (systematic peaks first, reversed, three seeded
 permutations: ``oracle.ROW_ORDERS``); where those differ from its chronological answer by more than the tolerance
-the comparison allows the largest difference; the records where it does are listed in ``ORACLE_SPREAD``.
+the comparison allows the largest difference; the records where it does are listed in ``ORACLE_SPREAD``. Records
+still apart are run under last-bit changes of PeakFQ's inputs (``oracle.ULP_DRAWS``: each measured log peak moved
+by at most one ulp, the bits its log10 routine decides); the records whose agreement needs that spread are listed in
+``ORACLE_ULP_SPREAD``. It is an honest measure of PeakFQ's own conditioning there, checked against its Fortran: its
+EMA variance at quadrature nodes with |G| below 0.0632 is taken at |G| held at 0.06324555, where the Pearson III
+moments and their derivatives in the skew are expanded about the gamma's origin 31.6 standard deviations away; a
+1e-13 change of its moments moves its own var_mom by ~3e-3 and its lower limit by ~1e-3 (seed79, seed142), and its
+Newton iteration (mn2mvarb) passes that on unchanged. Only a bit-for-bit port, fed bit-for-bit equal moments, would
+follow it.
 
 Records: the ten shared cases, the 24 analyses of the USGS Wyoming-Montana 2022 study with the study's PSF options,
 and 300 generated records (scripts/peakfq810/records.py). One record in one line:
@@ -58,35 +66,50 @@ ORACLE_SPREAD: dict[str, set[str]] = {
     "06328900.00": {'lower', 'upper'},
     "06329350.00": {'upper'},
     "03606500_big_sandy": {'at_site_skew'},
+    "seed29": {'lower', 'upper'},
+    "seed111": {'lower', 'upper'},
+    "seed155": {'lower', 'upper'},
+    "seed238": {'lower', 'upper'},
+    "seed240": {'lower', 'upper'},
+    "seed258": {'lower'},
+    "seed259": {'lower'},
+}
+
+#: Records that agree only within PeakFQ's spread under last-bit changes of its inputs (``oracle.ULP_DRAWS``), and
+#: the quantities for which it is needed (measured; the test fails if the set changes). All are limits at records
+#: whose EMA variance meets |G| < 0.0632 at its quadrature nodes (see the module's docstring).
+ORACLE_ULP_SPREAD: dict[str, set[str]] = {
+    "seed29": {'lower', 'upper'},
+    "seed111": {'lower', 'upper'},
+    "seed155": {'lower', 'upper'},
+    "seed213": {'lower'},
+    "seed238": {'lower', 'upper'},
+    "seed240": {'lower'},
+    "seed241": {'lower'},
+    "seed258": {'upper'},
+    "seed259": {'upper'},
 }
 
 _NOISE = (
-    "limits only (moments and quantiles agree): PeakFQ's limits on this record are numerical noise of ~1e-3, beyond"
-    ' the spread of its six row orders: its EMA variance at the quadrature nodes with |G| below 0.0632 is formed '
-    "from moments expanded about the gamma's distant origin (1e-15 there is 1e-5 in the sixth moment), so its own "
-    'lower limit moves by up to 1.6e-3 (seed79), 2.2e-3 (seed142), 3.7e-4 (seed249) when its moments change by '
-    '1e-13 relative; only a bit-for-bit port would follow it'
+    "limits only (moments and quantiles agree): beyond PeakFQ's own spread over its six row orders and twelve "
+    "last-bit changes of its inputs, but of that size: its EMA variance at the quadrature nodes with |G| below 0.0632 "
+    "is taken at |G| held at 0.06324555, where its var_mom moves by ~3e-3 under 1e-13 changes of its moments (the "
+    "moments and their derivatives in the skew expanded about the gamma's origin 31.6 standard deviations away), so "
+    "its limits there are noise of ~1e-3 (its lower limit moves by 1e-3 under 1e-13 changes of its moments: seed79, "
+    "seed142); ours carry the same noise, differently drawn; only a bit-for-bit port fed bit-for-bit equal moments "
+    "would follow it"
 )
 
 #: Records that still disagree, with the measured gap and what is known of its cause (strict expected failures; the
 #: tolerances are not loosened for them). Measured with the code of this commit.
 KNOWN_GAPS: dict[str, str] = {
-    "06328100.00": "measured: at_site_skew: 0.00021 > 0.000169 (PeakFQ's row-order spread 0.000169). near-zero at-site skew (-0.026, heavily censored): beyond the Fortran's own row-order spread 1.69e-4; not traced",
-    "seed29": "measured: lower: 0.000706 > 0.000613 (PeakFQ's row-order spread 0.000613); upper: 0.000558 > 0.000482 (PeakFQ's row-order spread 0.000482). " + _NOISE,
-    "seed79": "measured: lower: 0.00209 > 0.000571 (PeakFQ's row-order spread 0.000571); upper: 0.000249 > 0.0002. " + _NOISE,
-    "seed111": "measured: lower: 0.0023 > 0.00146 (PeakFQ's row-order spread 0.00146); upper: 0.000726 > 0.000453 (PeakFQ's row-order spread 0.000453). " + _NOISE,
-    "seed120": "measured: lower: 0.000333 > 0.000303 (PeakFQ's row-order spread 0.000303). " + _NOISE,
-    "seed142": "measured: lower: 0.00352 > 0.00239 (PeakFQ's row-order spread 0.00239). " + _NOISE,
-    "seed155": "measured: lower: 0.00172 > 0.000986 (PeakFQ's row-order spread 0.000986); upper: 0.00044 > 0.000323 (PeakFQ's row-order spread 0.000323). " + _NOISE,
-    "seed181": "measured: skew: 0.00167 > 0.0001; at_site_skew: 0.00167 > 0.0001; estimate: 0.00175 > 0.0002; lower: 0.0031 > 0.0002; upper: 0.00438 > 0.0002. near-zero at-site skew (-0.0004 in PeakFQ): PeakFQ's EMA iteration takes its Wilson-Hilferty moments below |G| = 0.001, which set the fixed point; ours takes exact ones (the Fortran itself runs for minutes on some row orders of this record)",
-    "seed213": "measured: lower: 0.000289 > 0.0002. " + _NOISE,
-    "seed238": "measured: lower: 0.00143 > 0.00123 (PeakFQ's row-order spread 0.00123); upper: 0.001 > 0.000926 (PeakFQ's row-order spread 0.000926). " + _NOISE,
-    "seed240": "measured: lower: 0.00101 > 0.000824 (PeakFQ's row-order spread 0.000824). " + _NOISE,
-    "seed241": "measured: lower: 0.000271 > 0.0002. " + _NOISE,
-    "seed249": "measured: lower: 0.00102 > 0.000489 (PeakFQ's row-order spread 0.000489). " + _NOISE,
-    "seed258": "measured: upper: 0.000248 > 0.0002. " + _NOISE,
-    "seed259": "measured: upper: 0.00026 > 0.0002. " + _NOISE,
-    "seed285": "measured: lower: 0.000367 > 0.000284 (PeakFQ's row-order spread 0.000284). " + _NOISE,
+    "06328100.00": "measured: at_site_skew: 0.00021 > 0.000169 (PeakFQ's row-order spread 0.000169); ours -0.026122, PeakFQ -0.026333. Traced: heavily censored (21 of 49 years) with |G| = 0.026 (gamma origin 77 standard deviations away), where PeakFQ's incomplete gamma moves the censored moments and its EMA stops at the first step of distance <= 1e-10 no smaller than the one before, from (0, 1, 0): with its start, its stopping rule and its incomplete gamma in our EMA the at-site skew is -0.026236 (9.7e-5 from PeakFQ), with exact moments to a converged fixed point -0.026122. Not adopted: PeakFQ's incomplete gamma in every EMA step makes the fits 3x slower (ours/Fortran 1.9 against 0.65)",
+    "seed79": "measured: lower: 0.00209 > 0.000661 (PeakFQ's row-order spread 0.000571; its last-bit spread 0.000661). " + _NOISE,
+    "seed120": "measured: lower: 0.000333 > 0.000319 (PeakFQ's row-order spread 0.000303; its last-bit spread 0.000319). " + _NOISE,
+    "seed142": "measured: lower: 0.00352 > 0.00336 (PeakFQ's row-order spread 0.00239; its last-bit spread 0.00336). " + _NOISE,
+    "seed181": "measured: skew and at_site_skew 0.00167 > 0.0001 (ours -0.002122, PeakFQ about -0.00045), estimate 0.00175, lower 0.0031, upper 0.00438. PeakFQ's EMA iteration has no fixed point here under its own arithmetic: its gamma form of the censored moments at 0.001 < |G| < ~0.005 (shape 1.6e5 to 4e6, the origin 400 to 2000 standard deviations away, and above shape 1e6 its incomplete gamma is a normal cdf good to 1e-7) loses them (one step from G = -0.0021 gives G = 0.27; the same with its mP3 called directly), so it runs into its 10000-step cycle averaging (minutes). Its Wilson-Hilferty form below |G| = 0.001 (ported, measured, backed out: it redrew the limits' noise elsewhere) leaves ours at the exact moments' fixed point -0.00212; PeakFQ's start, stopping rule, cycle averaging and incomplete gamma in our EMA give -0.00033 after 20000 steps (72 s of CPU), not its answer: an artefact of its iteration, not followed",
+    "seed249": "measured: lower: 0.00102 > 0.000681 (PeakFQ's row-order spread 0.000489; its last-bit spread 0.000681). " + _NOISE,
+    "seed285": "measured: lower: 0.000367 > 0.000352 (PeakFQ's row-order spread 0.000284; its last-bit spread 0.000352). " + _NOISE,
 }
 
 
@@ -104,6 +127,9 @@ def _judge(result) -> None:
     assert not v.get("both_refuse"), f"{rid}: both refuse the record (the generator must not make it)"
     assert not v["failures"], (f"{rid} disagrees with PeakFQ 8.1.0: " + "; ".join(v["failures"]) +
                                f"  [reproduce: PYTHONPATH=. python -m scripts.peakfq810.compare {how}]")
+    assert set(v["uses_ulp_spread"]) == ORACLE_ULP_SPREAD.get(rid, set()), (
+        f"{rid}: PeakFQ's last-bit spread is needed for {sorted(v['uses_ulp_spread'])}, "
+        f"declared {sorted(ORACLE_ULP_SPREAD.get(rid, set()))}")
     assert set(v["uses_spread"]) == ORACLE_SPREAD.get(rid, set()), (
         f"{rid}: PeakFQ's row-order spread exceeds the tolerance for {sorted(v['uses_spread'])}, "
         f"declared {sorted(ORACLE_SPREAD.get(rid, set()))}")
