@@ -10,19 +10,13 @@ the CPU of the stretch before the first node ran (imports and setup). Nothing is
 from __future__ import annotations
 
 import argparse
-import cProfile
-import io
-import pstats
-import resource
 import sys
 import tempfile
-import threading
-import time
+from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-def _cpu() -> float:
-    r = resource.getrusage(resource.RUSAGE_SELF)
-    return r.ru_utime + r.ru_stime
+from threadprof import ThreadProfiles, cpu  # noqa: E402
 
 
 def main() -> None:
@@ -36,51 +30,20 @@ def main() -> None:
     if "--out" not in cli:
         cli += ["--out", tempfile.mkdtemp(prefix="aquascope-prof-")]
 
-    profiles: list[cProfile.Profile] = []
-    lock = threading.Lock()
-
-    def start_in_thread(frame, event, arg):  # first call in a new thread: give it its own profiler
-        prof = cProfile.Profile()
-        with lock:
-            profiles.append(prof)
-        prof.enable()  # replaces this hook for the thread
-
-    threading.setprofile(start_in_thread)
-    main_prof = cProfile.Profile()
-    profiles.append(main_prof)
-    cpu0, wall0 = _cpu(), time.perf_counter()
-    main_prof.enable()
-    try:
+    cpu0 = cpu()
+    with ThreadProfiles() as tp:
         from graphs.cli import main as cli_main
 
-        cpu_imported = _cpu()
+        cpu_imported = cpu()
         try:
             cli_main(cli)
         except SystemExit:
             pass
-    finally:
-        main_prof.disable()
-        threading.setprofile(None)
-    cpu1, wall1 = _cpu(), time.perf_counter()
-    for p in profiles[1:]:
-        try:
-            p.disable()
-        except Exception:  # a profiler of a finished thread
-            pass
-    buf = io.StringIO()
-    stats = pstats.Stats(profiles[0], stream=buf)
-    for p in profiles[1:]:
-        try:
-            stats.add(p)
-        except TypeError:  # a thread that never recorded a call
-            pass
-    if args.save:
-        stats.dump_stats(args.save)
-    stats.sort_stats(args.sort).print_stats(args.top)
-    print(f"threads profiled: {len(profiles)}")
-    print(f"CPU s (user+sys, profiled, so inflated): {cpu1 - cpu0:.2f}; of which importing graphs.cli: "
-          f"{cpu_imported - cpu0:.2f}; wall s: {wall1 - wall0:.2f}")
-    print(buf.getvalue())
+    text = tp.report(sort=args.sort, top=args.top, save=args.save)
+    print(f"threads profiled: {len(tp.profiles)}")
+    print(f"CPU s (user+sys, profiled, so inflated): {tp.cpu_s:.2f}; of which importing graphs.cli: "
+          f"{cpu_imported - cpu0:.2f}; wall s: {tp.wall_s:.2f}")
+    print(text)
 
 
 if __name__ == "__main__":

@@ -11,22 +11,14 @@ Nothing is asserted.
 from __future__ import annotations
 
 import argparse
-import cProfile
-import io
-import pstats
-import resource
 import sys
 import tempfile
-import threading
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-
-def _cpu() -> float:
-    r = resource.getrusage(resource.RUSAGE_SELF)
-    return r.ru_utime + r.ru_stime
+from threadprof import ThreadProfiles  # noqa: E402
 
 
 def main(argv=None) -> None:
@@ -46,46 +38,14 @@ def main(argv=None) -> None:
     for t in tasks:  # warm-up
         run_agent(t, args.agent, store_root=root / "warm" / t.id)
 
-    profiles: list[cProfile.Profile] = []
-    lock = threading.Lock()
-
-    def start_in_thread(frame, event, arg):
-        prof = cProfile.Profile()
-        with lock:
-            profiles.append(prof)
-        prof.enable()
-
-    threading.setprofile(start_in_thread)
-    main_prof = cProfile.Profile()
-    profiles.append(main_prof)
-    cpu0, wall0 = _cpu(), time.perf_counter()
-    main_prof.enable()
-    try:
+    with ThreadProfiles() as tp:
         for t in tasks:
             run_agent(t, args.agent, store_root=root / t.id)
-    finally:
-        main_prof.disable()
-        threading.setprofile(None)
-    cpu1, wall1 = _cpu(), time.perf_counter()
-    for p in profiles[1:]:
-        try:
-            p.disable()
-        except Exception:  # noqa: BLE001 - a profiler of a finished thread
-            pass
-    buf = io.StringIO()
-    stats = pstats.Stats(profiles[0], stream=buf)
-    for p in profiles[1:]:
-        try:
-            stats.add(p)
-        except TypeError:  # a thread that never recorded a call
-            pass
-    if args.save:
-        stats.dump_stats(args.save)
-    stats.sort_stats(args.sort).print_stats(args.top)
+    text = tp.report(sort=args.sort, top=args.top, save=args.save)
     print(f"{len(tasks)} {args.agent} tasks: {', '.join(t.id for t in tasks)}")
-    print(f"threads profiled: {len(profiles)}; CPU s (user+sys, profiled, so inflated): {cpu1 - cpu0:.2f}; "
-          f"wall s: {wall1 - wall0:.2f}")
-    print(buf.getvalue())
+    print(f"threads profiled: {len(tp.profiles)}; CPU s (user+sys, profiled, so inflated): {tp.cpu_s:.2f}; "
+          f"wall s: {tp.wall_s:.2f}")
+    print(text)
 
 
 if __name__ == "__main__":
