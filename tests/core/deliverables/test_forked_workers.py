@@ -4,7 +4,6 @@ job of its parent, draws what a worker started on demand draws, and leaves with 
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 import textwrap
@@ -13,17 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.core.deliverables.processes import alive, kill_parent_and_wait, reap
+
 ROOT = Path(__file__).resolve().parents[3]
 PAYLOAD = {"years": [2001, 2002, 2003, 2004, 2005, 2006], "values": [12.0, 30.5, 18.2, 44.0, 25.1, 19.9],
            "unit": "m3/s", "station": {"name": "Test Brook", "station_id": "T1"}}
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().split(") ")[-1][0] not in "ZX"  # exited, waiting to be reaped: gone
-    except FileNotFoundError:
-        return False
 
 
 def _script(body: str) -> list[str]:
@@ -92,18 +85,9 @@ def test_a_forked_worker_exits_within_a_second_of_its_parents_sigkill():
     pids: list[int] = []
     try:
         pids = [int(p) for p in parent.stdout.readline().split()]
-        assert len(pids) == 1 and _alive(pids[0])
+        assert len(pids) == 1 and alive(pids[0])
         time.sleep(0.3)  # the worker is importing matplotlib (busy): its job pipe's end would not be seen yet
-        parent.send_signal(signal.SIGKILL)
-        parent.wait(timeout=5)
-        killed = time.monotonic()
-        while any(_alive(p) for p in pids) and time.monotonic() - killed < 1.0:
-            time.sleep(0.05)
-        left = [p for p in pids if _alive(p)]
-        assert left == [], f"worker {left} still alive {time.monotonic() - killed:.2f} s after the parent's SIGKILL"
+        left, waited = kill_parent_and_wait(parent, pids)
+        assert left == [], f"worker {left} still alive {waited:.2f} s after the parent's SIGKILL"
     finally:
-        if parent.poll() is None:
-            parent.kill()
-        for p in pids:
-            if _alive(p):
-                os.kill(p, signal.SIGKILL)
+        reap(parent, pids)

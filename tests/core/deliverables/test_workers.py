@@ -15,6 +15,7 @@ import pytest
 
 from aquascope_core.deliverables import workers
 from aquascope_core.deliverables.figures import _render_job
+from tests.core.deliverables.processes import alive as _alive
 
 ROOT = Path(__file__).resolve().parents[3]
 PAYLOAD = {"years": [2001, 2002, 2003, 2004, 2005, 2006], "values": [12.0, 30.5, 18.2, 44.0, 25.1, 19.9],
@@ -26,19 +27,6 @@ def two_workers(monkeypatch):
     monkeypatch.setenv(workers.ENV, "2")
     yield
     workers.shutdown()
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    # a zombie (exited, not yet reaped by its parent) counts as gone
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().split(")")[-1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
 
 
 def test_worker_count_reads_the_setting(monkeypatch):
