@@ -67,19 +67,6 @@ def test_help_lists_every_study_with_an_example():
     assert questions.help_text("flood").index("Flood risk") < questions.help_text("flood").index("Drought status")
 
 
-def test_values_stated_for_the_study_are_its_data_not_further_questions():
-    """The README's regression request: the characteristics and the region are what the flood study reads."""
-    text = ("Design flow for a road crossing, 100-year. Basin characteristics: DRNAREA 64.0, STORAGE 2.9, CSL10_85 "
-            "20.0, POPDENS 40.0; Valley and Ridge region.")
-    assert len(questions.split_questions(text)) == 3
-    assert questions.plan_parts(text, "flood_risk") == {"companions": [], "not_answered": [], "same_study": []}
-    # a statement the primary study does not read stays a question of its own
-    got = questions.plan_parts("Is the Leaf River in drought? Irrigation of 50 ha of maize planted in April",
-                               "drought_status")
-    assert got["companions"] == [{"playbook": "irrigation_feasibility",
-                                  "question": "Irrigation of 50 ha of maize planted in April"}]
-
-
 @pytest.mark.parametrize("text,yes", [("Is the river unusually low right now?", True),
                                       ("Are flows below normal at the moment?", True),
                                       ("Is the river low?", False),  # not about now
