@@ -114,13 +114,18 @@ def split_header_words(d: Path) -> list[str]:
     return sorted(set(problems))
 
 
-def result_paths(d: Path) -> list[str]:
+def _found_in_reports(d: Path, pattern: re.Pattern, what: str) -> list[str]:
+    """Every match of ``pattern`` in the Word and HTML reports' PDF text (URLs left out), by page."""
     problems = []
     for stem in ("report-docx", "report-html"):
         for i, text in enumerate(pages(d / "pdf" / f"{stem}.pdf"), 1):
-            for m in PATH.finditer(URL.sub(" ", text)):
-                problems.append(f"{stem}.pdf page {i}: result path {m.group(0)!r}")
+            for m in pattern.finditer(URL.sub(" ", text)):
+                problems.append(f"{stem}.pdf page {i}: {what} {m.group(0)!r}")
     return problems
+
+
+def result_paths(d: Path) -> list[str]:
+    return _found_in_reports(d, PATH, "result path")
 
 
 SCI = re.compile(r"(?<![\w.-])[-\u2212]?\d+(?:\.\d+)?[eE][+-]\d+\b")
@@ -128,12 +133,7 @@ SCI = re.compile(r"(?<![\w.-])[-\u2212]?\d+(?:\.\d+)?[eE][+-]\d+\b")
 
 def sci_notation(d: Path) -> list[str]:
     """No number in the report written as a program prints it (1.89e+04): a reader writes 18,900."""
-    problems = []
-    for stem in ("report-docx", "report-html"):
-        for i, text in enumerate(pages(d / "pdf" / f"{stem}.pdf"), 1):
-            for m in SCI.finditer(URL.sub(" ", text)):
-                problems.append(f"{stem}.pdf page {i}: number in scientific notation {m.group(0)!r}")
-    return problems
+    return _found_in_reports(d, SCI, "number in scientific notation")
 
 
 def _step(s: str) -> float:
