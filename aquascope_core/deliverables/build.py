@@ -206,9 +206,9 @@ def prefetch_figures(ws: Workspace, formats: Iterable[str] | str | None = None) 
     if not ws.study or not ws.run or _missing(NEEDS["figures"][0]):
         return False
     try:
-        fig_formats = figure_formats(formats)
-        if fig_formats == ("spec",):
+        if not draws_pixels(formats):
             return False  # described, not drawn: nothing worth a head start
+        fig_formats = figure_formats(formats)
         from aquascope_core.deliverables.figures import prefetch
         from aquascope_core.runner import StudyRun
         from aquascope_core.study import Study
