@@ -170,9 +170,17 @@ class EaHydrologyLive(LiveSource):
                 day_starts.add(stamp[11:19])
             incomplete_kept += c == "Incomplete"
         if not values:
-            raise DataNotFoundError(f"ea_hydrology: no daily mean flow at {sid}"
-                                    + (f" between {start} and {end}" if start or end else ""),
-                                    argument="station_id", value=station_id)
+            period = (f"from {params.get('mineq-date', 'the start')} to {params.get('maxeq-date', 'today')}"
+                      if start is not None or end is not None else "over its whole record")
+            rows = sum(quality.values())
+            said = (f"it sent {rows} row(s), none with a value (quality " + ", ".join(
+                f"{k} {n}" for k, n in sorted(quality.items())) + ")") if rows else "it sent no readings"
+            raise DataNotFoundError(
+                f"ea_hydrology: no data: the Environment Agency hydrology service holds no daily mean flow (measure "
+                f"{measure}) at station {sid} {period}: {said}", argument="station_id", value=station_id,
+                recovery=f"Ask for a period the station recorded (its page https://environment.data.gov.uk/hydrology/"
+                         f"station/{sid} shows its record), choose another station nearby (aquascope assess <lat> "
+                         "<lon>), or bring the record as a file.")
         s = pd.Series(np.asarray(values, float), index=pd.DatetimeIndex(dates)).sort_index()
         if s.index.has_duplicates:
             raise SourceError(f"ea_hydrology: flow at {sid} repeats dates: "

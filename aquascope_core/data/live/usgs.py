@@ -48,6 +48,8 @@ __all__ = ["UsgsLive", "approval_summary"]
 
 _UNITS = {"ft^3/s": "ft3/s", "ft3/s": "ft3/s", "cfs": "ft3/s", "m^3/s": "m3/s"}
 PROVISIONAL = "Provisional"
+#: how NWISWeb says it holds nothing for a query, as the whole body (fixtures/nwis_no_sites_data_found.txt)
+NWIS_NO_DATA = "No sites/data found"
 
 
 def _features(body: Any, what: str) -> list[dict[str, Any]]:
@@ -85,6 +87,35 @@ def approval_summary(dates: list[pd.Timestamp], status: list[str | None]) -> dic
     return {"approval_status": counts, "approval_runs": runs,
             "provisional": {"n": counts.get(PROVISIONAL, 0), "first": prov[0][0] if prov else None,
                             "last": prov[-1][1] if prov else None}}
+
+
+def _period(lo: str, hi: str) -> str:
+    return "its whole record" if (lo, hi) == ("..", "..") else f"{lo.replace('..', 'the start')} to {hi.replace('..', 'today')}"
+
+
+def _no_daily_values(site: str, station_id: str, lo: str, hi: str, got: dict[str, Any]) -> DataNotFoundError:
+    """The "no data" answer of the daily collection, said plainly: what was asked, what the service answered, what to do.
+
+    Two answers are recorded (fixtures/README.md): no feature at all (``numberReturned: 0``, a period outside the
+    series) and days listed with ``value: null`` (qualifier ``DISCONTINUED``: the gauge no longer measures flow).
+    """
+    asked = f"daily mean discharge (00060, statistic 00003) at USGS-{site} for {_period(lo, hi)}"
+    page = f"https://waterdata.usgs.gov/monitoring-location/USGS-{site}/"
+    nulls = got["null_values"]
+    if nulls:
+        said = "; ".join(f"{v['n']} day(s) from {v['first']} to {v['last']} with no value (qualifier {k})"
+                         for k, v in sorted(nulls.items()))
+        msg = f"usgs_live: no data: the USGS daily collection lists {asked} but every day has no value: {said}"
+        if any("DISCONTINUED" in k for k in nulls):
+            msg += " (DISCONTINUED: the gauge no longer records discharge)"
+    else:
+        msg = f"usgs_live: no data: the USGS daily collection holds no {asked} (the service answered with no values)"
+    if got["dropped"]:
+        msg += "; it sent only " + ", ".join(f"{n} value(s) of {k}" for k, n in sorted(got["dropped"].items()))
+    return DataNotFoundError(
+        msg, argument="station_id", value=station_id,
+        recovery=f"Ask for a period the gauge recorded (its page {page} shows its record), choose another gauge "
+                 "nearby (aquascope assess <lat> <lon> lists them), or bring the record as a file.")
 
 
 class UsgsLive(LiveSource):
@@ -192,7 +223,7 @@ class UsgsLive(LiveSource):
     def _read(self, feats: list[dict[str, Any]], site: str, variable: str) -> dict[str, Any]:
         """The features of this site and discharge, as parallel lists; others dropped and counted."""
         out: dict[str, Any] = {"dates": [], "values": [], "status": [], "qualifiers": {}, "units": set(),
-                               "water_years": [], "dropped": {}}
+                               "water_years": [], "dropped": {}, "null_values": {}}
         for f in feats:
             p = f.get("properties") or {}
             loc, code = p.get("monitoring_location_id"), p.get("parameter_code")
@@ -205,7 +236,13 @@ class UsgsLive(LiveSource):
             t, v = p.get("time"), p.get("value")
             if variable == "peak_discharge" and p.get("water_year") not in (None, ""):
                 t = f"{int(p['water_year'])}-01-01"
-            if t is None or v in (None, ""):
+            if t is None:
+                continue
+            if v in (None, ""):  # a day the service lists without a value (e.g. qualifier DISCONTINUED): counted
+                key = ",".join(_qualifiers(p.get("qualifier"))) or "no qualifier"
+                nulls = out["null_values"].setdefault(key, {"n": 0, "first": str(t)[:10], "last": str(t)[:10]})
+                nulls["n"] += 1
+                nulls["first"], nulls["last"] = min(nulls["first"], str(t)[:10]), max(nulls["last"], str(t)[:10])
                 continue
             try:
                 x = float(v)
@@ -249,9 +286,7 @@ class UsgsLive(LiveSource):
                 "time": f"{lo}/{hi}", "limit": self.page_limit}, what=f"daily discharge at USGS-{site}")
         got = self._read(feats, site, "discharge")
         if not got["values"]:
-            raise DataNotFoundError(f"usgs_live: no discharge at USGS-{site}"
-                                    + (f" between {start} and {end}" if start or end else ""),
-                                    argument="station_id", value=station_id)
+            raise _no_daily_values(site, station_id, lo, hi, got)
         s = pd.Series(np.asarray(got["values"], float), index=pd.DatetimeIndex(got["dates"])).sort_index()
         if s.index.has_duplicates:
             raise SourceError(f"usgs_live: discharge at USGS-{site} repeats dates: "
@@ -270,7 +305,7 @@ class UsgsLive(LiveSource):
                                                            if prov["n"] else {})),
                              start=start, end=end, note=note,
                              extra={**summary, "qualifiers": dict(list(got["qualifiers"].items())[:500]),
-                                    "dropped": got["dropped"]})
+                                    "dropped": got["dropped"], "null_values": got["null_values"]})
 
     def _peaks(self, site: str, station_id: str, start: Any, end: Any) -> pd.Series:
         from aquascope_core.data.peakfq_files import peak_series, read_peaks
@@ -285,12 +320,23 @@ class UsgsLive(LiveSource):
                                 for i, (wy, d, v, _) in enumerate(sorted(got["water_years"]))]}
         else:  # the collection holds no discharge peak here: the NWIS peak file
             params = {"site_no": site, "agency_cd": "USGS", "format": "rdb"}
-            text, accessed = self.http.get_text(self.peak_file_url, params, what=f"NWIS peak file of {site}")
+            no_peaks = (f"usgs_live: no data: no annual peak discharge at USGS-{site} (neither the USGS peaks "
+                        "collection nor the NWIS peak file holds any")
+            recovery = ("Check the gauge number (its page https://waterdata.usgs.gov/monitoring-location/USGS-"
+                        f"{site}/ lists the data it has), choose another gauge nearby (aquascope assess <lat> <lon>), "
+                        "or upload the gauge's peak file (WATSTORE or RDB) if you have it.")
+            try:
+                text, accessed = self.http.get_text(self.peak_file_url, params, what=f"NWIS peak file of {site}")
+            except DataNotFoundError as exc:  # NWIS answers "No sites/data found ..." on a 4xx too
+                raise DataNotFoundError(f"{no_peaks}; NWIS: {exc.message})", argument="station_id", value=station_id,
+                                        recovery=recovery) from None
             url, fmt, unmapped = self.peak_file_url, "rdb", []
+            if text.lstrip().startswith(NWIS_NO_DATA):
+                raise DataNotFoundError(f"{no_peaks}; NWIS answered {text.strip()!r})", argument="station_id",
+                                        value=station_id, recovery=recovery)
             if "#" not in text[:5] or "peak_va" not in text:
-                raise DataNotFoundError(f"usgs_live: no annual peaks at USGS-{site} (neither the peaks collection "
-                                        "nor the NWIS peak file holds any)", argument="station_id", value=station_id,
-                                        recovery="Upload the gauge's peak file (WATSTORE or RDB) if you have it.")
+                raise DataNotFoundError(f"{no_peaks}; the NWIS answer is not a peak file: starts {text[:60]!r})",
+                                        argument="station_id", value=station_id, recovery=recovery)
             stations = [r for r in read_peaks(text) if r["site_no"] == site]
             if not stations or not stations[0]["peaks"]:
                 raise DataNotFoundError(f"usgs_live: the NWIS peak file of {site} holds no peak", argument="station_id",

@@ -51,8 +51,12 @@ def test_stations_near(make_source):
 
 def test_empty_answer_and_unknown_station(make_source):
     # the recorded answer's header with no rows (an empty answer recorded in full was not found)
-    with pytest.raises(DataNotFoundError, match="no daily mean flow"):
-        make_source(EaHydrologyLive, Script(csv_answer(HEADER + "\n"))).fetch_series(GUID, "discharge")
+    with pytest.raises(DataNotFoundError) as err:
+        make_source(EaHydrologyLive, Script(csv_answer(HEADER + "\n"))).fetch_series(GUID, "discharge",
+                                                                                    start="1950-01-01", end="1950-12-31")
+    assert (f"no data: the Environment Agency hydrology service holds no daily mean flow (measure {GUID}-flow-m-86400-"
+            f"m3s-qualified) at station {GUID} from 1950-01-01 to 1950-12-31: it sent no readings") in err.value.message
+    assert f"https://environment.data.gov.uk/hydrology/station/{GUID}" in err.value.recovery
     with pytest.raises(DataNotFoundError, match="no station"):
         make_source(EaHydrologyLive, Script(ok({"items": []}))).describe_station(GUID)
     with pytest.raises(DataNotFoundError, match="not found"):

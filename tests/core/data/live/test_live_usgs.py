@@ -13,6 +13,7 @@ from aquascope_core.errors import DataNotFoundError, SourceError
 from recorded_answers import recorded
 from live_mock import Script, malformed, ok, timeout_error
 
+EMPTY = "usgs_ogc_v1_daily_02196000_ended_series_empty.json"  # an empty answer recorded byte for byte
 RATE_LIMIT = {"error": {"code": "OVER_RATE_LIMIT", "message": recorded("usgs_429_rate_limit.txt").strip()}}
 
 
@@ -64,9 +65,8 @@ def test_peaks_drop_gage_height_and_keep_the_qualifier_list(make_source):
 
 
 def test_peaks_fall_back_to_the_nwis_peak_file(make_source):
-    empty = {"type": "FeatureCollection", "features": [], "numberReturned": 0, "links": []}
     rdb = recorded("nwis_peaks_01594440.rdb")
-    script = Script(ok(empty), httpx.Response(200, text=rdb, headers={"Content-Type": "text/plain"}))
+    script = Script(ok(recorded(EMPTY)), httpx.Response(200, text=rdb, headers={"Content-Type": "text/plain"}))
     s = make_source(UsgsLive, script).fetch_series("01594440", "peak_discharge")
     assert len(s) == 20 and s.index[0] == pd.Timestamp("2000-01-01") and s.index[-1] == pd.Timestamp("2019-01-01")
     assert s.loc["2012-01-01"] == 4900.0 and s.loc["2011-01-01"] == 16800.0  # 2011-12-08 is water year 2012
@@ -91,13 +91,54 @@ def test_describe_station_from_a_recorded_feature(make_source):
     assert d["attributes"]["time_zone_abbreviation"] == "CST" and d["datasets"][0]["accessed"]
 
 
-def test_empty_answer_is_data_not_found(make_source):
-    """An empty answer recorded in full was not found (fixtures/README.md): the recorded page's envelope (its
-    self/alternate/collection links and timeStamp as sent) with no features and no next link."""
-    empty = recorded("usgs_ogc_daily_page_with_next.json")
-    empty.update(features=[], numberReturned=0, links=[x for x in empty["links"] if x["rel"] != "next"])
-    with pytest.raises(DataNotFoundError, match="no discharge at USGS-05427718"):
-        make_source(UsgsLive, Script(ok(empty))).fetch_series("05427718", "discharge", start="1800-01-01", end="1800-12-31")
+def test_recorded_empty_answer_says_no_data_for_the_station_and_period_and_what_to_do(make_source):
+    """The daily collection's answer for a period outside a series, recorded whole on 2026-09-22
+    (``numberReturned: 0``, no features, no ``next`` link): a "no data" naming the gauge and the period, with a fix."""
+    body = recorded(EMPTY)
+    assert body["numberReturned"] == 0 and body["features"] == [] and all(x["rel"] != "next" for x in body["links"])
+    with pytest.raises(DataNotFoundError) as err:
+        make_source(UsgsLive, Script(ok(body))).fetch_series("02196000", "discharge", start="2023-12-30",
+                                                             end="2024-01-09")
+    msg = err.value.message
+    assert msg.startswith("usgs_live: no data: the USGS daily collection holds no daily mean discharge (00060, "
+                          "statistic 00003) at USGS-02196000 for 2023-12-30 to 2024-01-09")
+    assert "https://waterdata.usgs.gov/monitoring-location/USGS-02196000/" in err.value.recovery
+    assert "aquascope assess" in err.value.recovery and err.value.value == "02196000"
+
+
+def test_recorded_days_without_values_are_named_not_silently_empty(make_source):
+    """USGS 11465200's daily answer recorded 2026-09-22: 11 days listed with ``value: null``, Provisional, qualifier
+    ``DISCONTINUED`` (trimmed to two features, envelope as sent). The user is told the days exist but hold no value,
+    and why, rather than that the gauge has nothing."""
+    body = recorded("usgs_ogc_v1_daily_11465200_null_values_discontinued_trimmed.json")
+    with pytest.raises(DataNotFoundError) as err:
+        make_source(UsgsLive, Script(ok(body))).fetch_series("11465200", "discharge", start="2023-12-30",
+                                                             end="2024-01-09")
+    assert ("lists daily mean discharge (00060, statistic 00003) at USGS-11465200 for 2023-12-30 to 2024-01-09 but "
+            "every day has no value: 2 day(s) from 2024-01-04 to 2024-01-05 with no value (qualifier DISCONTINUED) "
+            "(DISCONTINUED: the gauge no longer records discharge)") in err.value.message
+    # a record with some values keeps the count of the days without one (one recorded day given a value here)
+    mixed = copy.deepcopy(body)
+    mixed["features"][0]["properties"]["value"] = "12.0"
+    s = make_source(UsgsLive, Script(ok(mixed)), use_cache=False).fetch_series("11465200", "discharge")
+    assert s.tolist() == [12.0] and s.attrs["null_values"] == {
+        "DISCONTINUED": {"n": 1, "first": "2024-01-04", "last": "2024-01-04"}}
+
+
+def test_nwis_no_data_answer_is_a_clear_no_peaks(make_source):
+    """NWISWeb's whole answer when it holds nothing, ``No sites/data found using the selection criteria specified``
+    (fixtures/README.md), after an empty peaks collection: "no data" for the gauge with what to do, whether NWIS
+    sends it with 200 or, as its instantaneous service does, with a 400."""
+    nodata = recorded("nwis_no_sites_data_found.txt")
+    for code in (200, 400):
+        script = Script(ok(recorded(EMPTY)), httpx.Response(code, text=nodata, headers={"Content-Type": "text/plain"}))
+        src = make_source(UsgsLive, script, use_cache=False)
+        with pytest.raises(DataNotFoundError) as err:
+            src.fetch_series("01594449", "peak_discharge")
+        assert err.value.message.startswith("usgs_live: no data: no annual peak discharge at USGS-01594449 (neither "
+                                            "the USGS peaks collection nor the NWIS peak file holds any")
+        assert "No sites/data found using the selection criteria specified" in err.value.message
+        assert "upload the gauge's peak file" in err.value.recovery and len(script.requests) == 2
 
 
 def test_429_with_retry_after_then_success(make_source):
@@ -166,9 +207,9 @@ def test_recorded_nwis_503_error_report_is_retried_and_its_heading_named(make_so
     """The 503 page the NWIS host (nwis.waterdata.usgs.gov/nwis/, the peak file's host) sent in August 2024
     (DOI-USGS/dataretrieval-python issue #154, trimmed after its heading; fixtures/README.md). Its title is only
     "Error report": the heading, which says what happened and whom to contact, is what the user is shown."""
-    empty = {"type": "FeatureCollection", "features": [], "numberReturned": 0, "links": []}
     page = recorded("nwis_503_error_report_trimmed.html")
-    script = Script(ok(empty), httpx.Response(503, text=page, headers={"Content-Type": "text/html;charset=utf-8"}))
+    script = Script(ok(recorded(EMPTY)),
+                    httpx.Response(503, text=page, headers={"Content-Type": "text/html;charset=utf-8"}))
     src = make_source(UsgsLive, script, retries=1)
     with pytest.raises(SourceError, match=r"failed after 2 attempt\(s\): HTTP 503 \(Error report: HTTP Status 503 - "
                                           r"Service unavailable please try again later or contact "
