@@ -1,7 +1,10 @@
 """USGS Water Data (OGC API): monitoring locations, daily values and annual peaks, live.
 
-Collections used (``https://api.waterdata.usgs.gov/ogcapi/v0``, GeoJSON with ``f=json``), read as the
-service sends them (see ``tests/core/data/live/fixtures``, recorded answers):
+Collections used (``https://api.waterdata.usgs.gov/ogcapi/v1``, GeoJSON with ``f=json``), read as the
+service sends them (see ``tests/core/data/live/fixtures``, recorded answers). Version 1 of the API (released in
+September 2026) changes nothing in these three collections' JSON; the USGS redirects v0 requests to v1 and asks
+clients to move (its announcement ``waterdata.usgs.gov/blog/api-v1-release/``), and ``dataretrieval`` 1.4.0 is
+written against v1. The recorded answers come from both versions, with the same properties:
 
 - ``monitoring-locations``: stream sites (``site_type_code=ST``) in a bounding box, or one by id
   (``USGS-01440000``); properties ``monitoring_location_name``, ``state_name``,
@@ -123,7 +126,7 @@ class UsgsLive(LiveSource):
 
     name = "usgs_live"
     title = "USGS Water Data API (OGC API collections monitoring-locations, daily, peaks)"
-    base_url = "https://api.waterdata.usgs.gov/ogcapi/v0"
+    base_url = "https://api.waterdata.usgs.gov/ogcapi/v1"
     base_url_env = "AQUASCOPE_USGS_URL"
     peak_file_url = "https://nwis.waterdata.usgs.gov/nwis/peak"
     peak_file_env = "AQUASCOPE_NWIS_PEAK_URL"

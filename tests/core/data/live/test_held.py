@@ -15,7 +15,7 @@ from live_mock import Script, ok
 
 def _transport():
     """The recorded answers by path: the Yahara feature, its two provisional daily values, no peaks anywhere."""
-    empty = {"type": "FeatureCollection", "features": [], "numberReturned": 0, "links": []}
+    empty = recorded("usgs_ogc_v1_daily_02196000_ended_series_empty.json")  # the service's empty answer, recorded
 
     def answer(request: httpx.Request) -> httpx.Response:
         path = request.url.path

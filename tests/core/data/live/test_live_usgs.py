@@ -29,7 +29,7 @@ def test_daily_values_units_dates_and_provisional_status_per_value(make_source):
     assert "provisional data, subject to revision" in s.attrs["note"]
     assert s.attrs["provenance"]["provisional"] == 2 and s.attrs["provenance"]["accessed"].endswith("Z")
     q = script.requests[0].url
-    assert q.path == "/ogcapi/v0/collections/daily/items"
+    assert q.path == "/ogcapi/v1/collections/daily/items"
     assert (q.params["monitoring_location_id"], q.params["parameter_code"], q.params["statistic_id"], q.params["time"],
             q.params["f"]) == ("USGS-05427718", "00060", "00003", "2025-10-01/2026-09-30", "json")
 
@@ -196,7 +196,7 @@ def test_recorded_400_from_the_daily_collection_names_the_problem_and_the_fix(ma
     script = Script(httpx.Response(code, json=body))
     src = make_source(UsgsLive, script, retries=3)
     with pytest.raises(SourceError, match=r"refused with HTTP 400: InvalidParameterValue: unknown properties "
-                                          r"specified \(request: https://api.waterdata.usgs.gov/ogcapi/v0/collections/"
+                                          r"specified \(request: https://api.waterdata.usgs.gov/ogcapi/v1/collections/"
                                           r"daily/items\?") as err:
         src.fetch_series("05427718", "discharge", start="2025-10-01", end="2025-10-31")
     assert len(script.requests) == 1 and src.sleeps == []
@@ -215,7 +215,7 @@ def test_recorded_nwis_503_error_report_is_retried_and_its_heading_named(make_so
                                           r"Service unavailable please try again later or contact "
                                           r"gs-w_support_nwisweb@usgs.gov. server=\[caas01\]\)") as err:
         src.fetch_series("01594440", "peak_discharge")
-    assert [r.url.path for r in script.requests] == ["/ogcapi/v0/collections/peaks/items", "/nwis/peak", "/nwis/peak"]
+    assert [r.url.path for r in script.requests] == ["/ogcapi/v1/collections/peaks/items", "/nwis/peak", "/nwis/peak"]
     assert src.sleeps == [1.0] and "Try again later" in err.value.recovery
 
 
@@ -234,7 +234,7 @@ def test_5xx_then_success_timeout_and_malformed(make_source):
 
 
 def test_base_url_from_the_environment(monkeypatch, make_source):
-    monkeypatch.setenv("AQUASCOPE_USGS_URL", "http://127.0.0.1:9/ogcapi/v0")
+    monkeypatch.setenv("AQUASCOPE_USGS_URL", "http://127.0.0.1:9/ogcapi/v1")
     script = Script(ok(recorded("usgs_ogc_daily_05427718.json")))
     make_source(UsgsLive, script).fetch_series("05427718", "discharge")
-    assert str(script.requests[0].url).startswith("http://127.0.0.1:9/ogcapi/v0/collections/daily/items?")
+    assert str(script.requests[0].url).startswith("http://127.0.0.1:9/ogcapi/v1/collections/daily/items?")

@@ -33,7 +33,8 @@ def recorded_service():
             seen.append(self.path)
             u = urlparse(self.path)
             q = parse_qs(u.query)
-            if u.path != "/ogcapi/v0/collections/daily/items":
+            # the recorded page (v0) writes its next link under /ogcapi/v0, which the service still answers
+            if u.path not in ("/ogcapi/v1/collections/daily/items", "/ogcapi/v0/collections/daily/items"):
                 body, code = b"", 404
             elif "cursor" in q:
                 body, code = second.encode(), 200
@@ -64,7 +65,7 @@ def test_both_engines_read_the_recorded_pages_alike(recorded_service, live_env, 
     root, seen = recorded_service
     out = {}
     for engine in ("aquascope", "dataretrieval"):
-        src = UsgsLive(live=True, engine=engine, base_url=f"{root}/ogcapi/v0", cache_dir=tmp_path / engine, retries=0)
+        src = UsgsLive(live=True, engine=engine, base_url=f"{root}/ogcapi/v1", cache_dir=tmp_path / engine, retries=0)
         out[engine] = src.fetch_series("05427718", "discharge", start="2025-10-01", end="2026-09-30")
     ours, theirs = out["aquascope"], out["dataretrieval"]
     assert ours.tolist() == theirs.tolist() == [20.2, 27.1]
@@ -78,7 +79,7 @@ def test_both_engines_read_the_recorded_pages_alike(recorded_service, live_env, 
 
 def test_the_opt_in_holds_for_the_dataretrieval_engine_too(monkeypatch, tmp_path):
     monkeypatch.delenv("AQUASCOPE_LIVE", raising=False)
-    src = UsgsLive(live=True, engine="dataretrieval", base_url="http://127.0.0.1:9/ogcapi/v0", cache_dir=tmp_path)
+    src = UsgsLive(live=True, engine="dataretrieval", base_url="http://127.0.0.1:9/ogcapi/v1", cache_dir=tmp_path)
     from aquascope_core.errors import SourceError
 
     with pytest.raises(SourceError, match="AQUASCOPE_LIVE=1"):
@@ -124,7 +125,7 @@ def test_both_engines_surface_the_recorded_400(refusing_service, live_env, tmp_p
     printed = (FIXTURES / "usgs_ogc_400_unknown_properties.txt").read_text().strip()
     messages = {}
     for engine in ("aquascope", "dataretrieval"):
-        src = UsgsLive(live=True, engine=engine, base_url=f"{refusing_service}/ogcapi/v0", cache_dir=tmp_path / engine,
+        src = UsgsLive(live=True, engine=engine, base_url=f"{refusing_service}/ogcapi/v1", cache_dir=tmp_path / engine,
                        retries=0)
         with pytest.raises(SourceError) as err:
             src.fetch_series("05427718", "discharge", start="2025-10-01", end="2025-10-31")
