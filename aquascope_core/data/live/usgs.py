@@ -7,8 +7,8 @@ clients to move (its announcement ``waterdata.usgs.gov/blog/api-v1-release/``), 
 written against v1. The recorded answers come from both versions, with the same properties:
 
 - ``monitoring-locations``: stream sites (``site_type_code=ST``) in a bounding box, or one by id
-  (``USGS-01440000``); properties ``monitoring_location_name``, ``state_name``,
-  ``hydrologic_unit_code``, ``drainage_area`` (sq mi, null for wells); geometry a GeoJSON point
+  (``id=USGS-01440000``, answered as a FeatureCollection of one); properties ``monitoring_location_name``,
+  ``state_name``, ``hydrologic_unit_code``, ``drainage_area`` (sq mi, null for wells); geometry a GeoJSON point
   [lon, lat] or null (rows without a place are skipped);
 - ``daily``: ``parameter_code=00060`` (discharge), ``statistic_id=00003`` (mean), ``time=start/end``;
   properties ``time`` (a calendar day, the gauge's local day: no time zone), ``value`` (text),
@@ -203,13 +203,20 @@ class UsgsLive(LiveSource):
 
     def describe_station(self, station_id: str) -> dict[str, Any]:
         site = normalise_id(station_id)
-        url = f"{self.base_url}/collections/monitoring-locations/items/USGS-{site}"
-
-        def check(b: Any) -> None:
-            if not isinstance(b, dict) or not isinstance(b.get("properties"), dict):
-                raise SourceError(f"usgs_live: monitoring location USGS-{site}: the answer is not a GeoJSON Feature")
-
-        body, accessed = self.http.get_json(url, {"f": "json"}, what=f"monitoring location USGS-{site}", check=check)
+        # asked as a query (``items?id=USGS-<site>``), the form whose answer is on record: a FeatureCollection
+        url = f"{self.base_url}/collections/monitoring-locations/items"
+        what = f"monitoring location USGS-{site}"
+        body, accessed = self.http.get_json(url, {"id": f"USGS-{site}", "f": "json"}, what=what,
+                                            check=lambda b: _features(b, what))
+        feats = [f for f in _features(body, what) if isinstance(f, dict) and isinstance(f.get("properties"), dict)
+                 and f"USGS-{site}" in (f["properties"].get("monitoring_location_id") or f["properties"].get("id"),
+                                        f.get("id"))]
+        if not feats:
+            raise DataNotFoundError(f"usgs_live: no data: the USGS holds no monitoring location USGS-{site}",
+                                    argument="station_id", value=station_id,
+                                    recovery="Check the gauge number (8 to 15 digits), or list the gauges near the "
+                                             "site (aquascope assess <lat> <lon>).")
+        body = feats[0]
         row = self._row(body, None)
         props = body["properties"]
         area = props.get("drainage_area")

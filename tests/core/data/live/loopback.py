@@ -1,7 +1,7 @@
 """A real HTTP server on 127.0.0.1 standing in for the USGS services, with their paths and query strings.
 
 - ``/ogcapi/v1/collections/monitoring-locations/items?bbox=..&site_type_code=ST&limit=..&f=json`` and
-  ``/ogcapi/v1/collections/monitoring-locations/items/USGS-<site>?f=json``: the stand-in gauges, each a feature
+  ``/ogcapi/v1/collections/monitoring-locations/items?id=USGS-<site>&f=json``: the stand-in gauges, each a feature
   with the recorded answer's property names (fixtures/usgs_ogc_monitoring_locations_ct.json), its place, name,
   state, HUC and drainage area from the embedded USGS catalogue;
 - ``/ogcapi/v1/collections/daily/items?monitoring_location_id=USGS-<site>&parameter_code=00060&statistic_id=00003
@@ -114,6 +114,11 @@ class StandIn:
         q = {k: v[0] for k, v in parse_qs(u.query, keep_blank_values=True).items()}
         geo, js = "application/geo+json", "application/json"
         base = "/ogcapi/v1/collections/"
+        if u.path == base + "monitoring-locations/items" and "id" in q:  # one location, asked by id
+            site = q["id"].removeprefix("USGS-")
+            if q.get("f") != "json":
+                return 400, js, json.dumps({"code": "InvalidParameterValue", "description": "f"})
+            return 200, geo, self._fc([self.sites[site]]) if site in self.sites else (FIXTURES / EMPTY).read_text()
         if u.path == base + "monitoring-locations/items":
             bad = self._need(q, site_type_code="ST", f="json")
             if bad or "bbox" not in q or "limit" not in q:
@@ -122,11 +127,6 @@ class StandIn:
             feats = [f for f in self.sites.values()
                      if x0 <= f["geometry"]["coordinates"][0] <= x1 and y0 <= f["geometry"]["coordinates"][1] <= y1]
             return 200, geo, self._fc(feats)
-        if u.path.startswith(base + "monitoring-locations/items/USGS-"):
-            site = u.path.rsplit("USGS-", 1)[1]
-            if site not in self.sites:
-                return 404, js, ""
-            return 200, geo, json.dumps(self.sites[site])
         if u.path == base + "daily/items":
             return self._daily(q)
         if u.path == base + "peaks/items":

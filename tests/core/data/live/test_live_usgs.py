@@ -83,12 +83,31 @@ def test_stations_near_skips_wells_and_placeless_rows(make_source):
     assert p["site_type_code"] == "ST" and len(p["bbox"].split(",")) == 4
 
 
-def test_describe_station_from_a_recorded_feature(make_source):
-    feat = recorded("usgs_ogc_combined_metadata_05427718_feature.json")
-    d = make_source(UsgsLive, Script(ok(feat))).describe_station("05427718")
-    assert d["name"] == "YAHARA RIVER AT WINDSOR, WI" and d["state"] == "Wisconsin" and d["huc8"] == "07090002"
-    assert d["drainage_area_sqmi"] == 73.6 and d["area_km2"] == pytest.approx(190.6, abs=0.1)
-    assert d["attributes"]["time_zone_abbreviation"] == "CST" and d["datasets"][0]["accessed"]
+def test_describe_station_from_the_recorded_answer_to_a_query_by_id(make_source):
+    """``monitoring-locations/items?id=USGS-01646500`` as the service answered it on 2026-10-07 (a FeatureCollection
+    of one; fixtures/README.md). The adapter asks that form; a location the service does not hold is "no data"."""
+    script = Script(ok(recorded("usgs_ogc_v1_monitoring_locations_by_id_01646500.json")))
+    d = make_source(UsgsLive, script).describe_station("01646500")
+    q = script.requests[0].url
+    assert q.path == "/ogcapi/v1/collections/monitoring-locations/items"
+    assert (q.params["id"], q.params["f"]) == ("USGS-01646500", "json")
+    assert d["name"] == "POTOMAC RIVER NEAR WASH, DC LITTLE FALLS PUMP STA" and d["state"] == "Maryland"
+    assert d["huc8"] == "02070008" and d["drainage_area_sqmi"] == 11560.0
+    assert d["area_km2"] == pytest.approx(11560.0 * 2.589988, abs=0.1) and (d["lat"], d["lon"]) == (38.949777777777776,
+                                                                                                 -77.12763888888888)
+    assert d["attributes"]["time_zone_abbreviation"] == "EST" and d["attributes"]["vertical_datum"] == "NAVD88"
+    assert d["datasets"][0]["accessed"]
+    with pytest.raises(DataNotFoundError, match="no data: the USGS holds no monitoring location USGS-99999999") as err:
+        make_source(UsgsLive, Script(ok(recorded(EMPTY)))).describe_station("99999999")
+    assert "aquascope assess" in err.value.recovery
+
+
+def test_v1_daily_values_three_recorded_days(make_source):
+    """USGS 01646500's daily means of 2026-09-28..30 as the v1 service sent them (values as text, Provisional)."""
+    s = make_source(UsgsLive, Script(ok(recorded("usgs_ogc_v1_daily_01646500_three_days.json")))).fetch_series(
+        "01646500", "discharge", start="2026-09-28", end="2026-09-30")
+    assert s.tolist() == [3800.0, 3330.0, 2840.0] and s.attrs["unit"] == "ft3/s"
+    assert s.index.tolist() == list(pd.date_range("2026-09-28", "2026-09-30")) and s.attrs["provisional"]["n"] == 3
 
 
 def test_recorded_empty_answer_says_no_data_for_the_station_and_period_and_what_to_do(make_source):
@@ -165,14 +184,16 @@ def test_429_asking_for_a_long_wait_ends_at_once_and_names_it(make_source):
     assert len(script.requests) == 1 and src.sleeps == [] and "API key" in err.value.recovery
 
 
-def test_403_for_a_query_over_the_limits_and_a_gateway_html_502(make_source):
-    """No 403 or 502 body of this API was found recorded (fixtures/README.md). What is known: a large
-    monitoring-locations query got "HTTP 403 Forbidden" (DOI-USGS/dataRetrieval pull request #773) and the
-    USGS client's maintainers read a 502 as a gateway's HTML page (dataretrieval-python ``_error_body``);
-    so the bodies here are an empty 403 and a minimal HTML page, and the test checks only what is read."""
-    with pytest.raises(SourceError, match="refused with HTTP 403") as err:
-        make_source(UsgsLive, Script(httpx.Response(403, text=""))).fetch_series("05427718", "discharge")
-    assert "fewer sites or a shorter period" in err.value.recovery
+def test_recorded_403_body_of_the_api_gateway_and_a_gateway_html_502(make_source):
+    """The 403 body is the API gateway's answer to an invalid key, recorded 2026-10-06 (fixtures/README.md; the
+    gateway, API Umbrella, documents API_KEY_INVALID as HTTP 403). A 502 body of this API was not found recorded: the
+    USGS client's maintainers read a 502 as a gateway's HTML page (dataretrieval-python ``_error_body``), so a
+    minimal HTML page is served and only what is read is checked."""
+    body = recorded("usgs_api_403_api_key_invalid.json")
+    with pytest.raises(SourceError, match=r"refused with HTTP 403: API_KEY_INVALID: An invalid api_key was supplied. "
+                                          r"Get one at https://api.waterdata.usgs.gov/signup/ \(request: ") as err:
+        make_source(UsgsLive, Script(httpx.Response(403, json=body))).fetch_series("05427718", "discharge")
+    assert "fewer sites or a shorter period" in err.value.recovery and "check the key" in err.value.recovery
     page = "<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center></body></html>"
     src = make_source(UsgsLive, Script(httpx.Response(502, text=page, headers={"Content-Type": "text/html"})), retries=1)
     with pytest.raises(SourceError, match=r"HTTP 502 \(502 Bad Gateway\)$"):
@@ -201,6 +222,24 @@ def test_recorded_400_from_the_daily_collection_names_the_problem_and_the_fix(ma
         src.fetch_series("05427718", "discharge", start="2025-10-01", end="2025-10-31")
     assert len(script.requests) == 1 and src.sleeps == []
     assert "Change what it names" in err.value.recovery and "aquascope data" in err.value.recovery
+
+
+@pytest.mark.parametrize("name, description", [
+    ("usgs_ogc_v1_400_unknown_property.json", "At least one requested property wasn't found"),
+    ("usgs_ogc_v1_400_time_envelope_too_large.json", "The requested time envelope is too large, the query must be "
+                                                     "limited to 1100 day(s) or less for this collection.")])
+def test_recorded_raw_ogc_400_bodies_reach_the_user(make_source, name, description):
+    """Two raw OGC error bodies of the v1 API as sent on 2026-10-06 (``{"code", "type", "description"}``, code
+    ``InvalidQuery``; fixtures/README.md): not retried, the code and description quoted with the request."""
+    body = recorded(name)
+    assert body["code"] == body["type"] == "InvalidQuery"
+    script = Script(httpx.Response(400, json=body))
+    src = make_source(UsgsLive, script, retries=3)
+    with pytest.raises(SourceError) as err:
+        src.fetch_series("01646500", "discharge", start="2020-01-01", end="2026-09-30")
+    assert f"refused with HTTP 400: InvalidQuery: {description} (request: https://api.waterdata.usgs.gov/ogcapi/v1/" \
+        in err.value.message
+    assert len(script.requests) == 1 and src.sleeps == [] and "Change what it names" in err.value.recovery
 
 
 def test_recorded_nwis_503_error_report_is_retried_and_its_heading_named(make_source):
