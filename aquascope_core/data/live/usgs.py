@@ -19,6 +19,12 @@ written against v1. The recorded answers come from both versions, with the same 
   ``["REGULATED"]``). When it holds no discharge peak for the site, the NWIS peak file (RDB, the same
   file PeakFQ reads) is asked instead.
 
+An empty answer (``numberReturned: 0``, no features) and days listed with ``value: null`` (a discontinued gauge's
+days carry qualifier ``DISCONTINUED``) are both recorded; either, with no value left, is a "no data" naming the
+gauge, the period and what to do; days without a value next to days with one are counted in
+``attrs["null_values"]`` by qualifier. NWISWeb's "No sites/data found ..." answer to the peak-file request is
+read as no peaks, whatever its status.
+
 Pages are followed through the ``next`` link as the service writes it (a ``cursor`` parameter). A
 feature of another location or parameter than the one asked for is dropped and counted. Values keep
 the service's unit (ft3/s). Each value's approval status is kept (as runs of equal status in
