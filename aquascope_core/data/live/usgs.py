@@ -98,6 +98,36 @@ def approval_summary(dates: list[pd.Timestamp], status: list[str | None]) -> dic
                             "last": prov[-1][1] if prov else None}}
 
 
+def _one_value_a_day(got: dict[str, Any], site: str) -> dict[str, int]:
+    """Merge what the daily collection sends for one day more than once; the days' values per series id.
+
+    A gauge can hold two daily mean discharge series for the same days (recorded: USGS 02196000, a current and an
+    ended series, 22 features for 11 days with equal values). Days whose values agree are kept once; days where
+    the series disagree are refused, naming the series and days, rather than choosing between them.
+    """
+    counts: dict[str, int] = {}
+    for sid in got["series"]:
+        counts[sid or "unknown"] = counts.get(sid or "unknown", 0) + 1
+    seen: dict[pd.Timestamp, float] = {}
+    keep, clash = [], []
+    for i, (day, v) in enumerate(zip(got["dates"], got["values"])):
+        if day not in seen:
+            seen[day] = v
+            keep.append(i)
+        elif seen[day] != v:
+            clash.append(f"{day.date()}: {seen[day]:g} vs {v:g}")
+    if clash:
+        raise SourceError(
+            f"usgs_live: discharge at USGS-{site}: the daily collection sends {len(counts)} series "
+            f"({', '.join(f'{k} ({n} days)' for k, n in sorted(counts.items()))}) that disagree on {len(clash)} "
+            f"day(s): {'; '.join(clash[:5])}",
+            recovery="The gauge publishes more than one daily mean discharge series; compare them on its page "
+                     f"(https://waterdata.usgs.gov/monitoring-location/USGS-{site}/) and bring the one to use as a file.")
+    for key in ("dates", "values", "status", "series"):
+        got[key] = [got[key][i] for i in keep]
+    return counts
+
+
 def _period(lo: str, hi: str) -> str:
     return "its whole record" if (lo, hi) == ("..", "..") else f"{lo.replace('..', 'the start')} to {hi.replace('..', 'today')}"
 
@@ -239,7 +269,7 @@ class UsgsLive(LiveSource):
     def _read(self, feats: list[dict[str, Any]], site: str, variable: str) -> dict[str, Any]:
         """The features of this site and discharge, as parallel lists; others dropped and counted."""
         out: dict[str, Any] = {"dates": [], "values": [], "status": [], "qualifiers": {}, "units": set(),
-                               "water_years": [], "dropped": {}, "null_values": {}}
+                               "water_years": [], "dropped": {}, "null_values": {}, "series": []}
         for f in feats:
             p = f.get("properties") or {}
             loc, code = p.get("monitoring_location_id"), p.get("parameter_code")
@@ -269,6 +299,7 @@ class UsgsLive(LiveSource):
             out["dates"].append(day)
             out["values"].append(x)
             out["status"].append(p.get("approval_status"))
+            out["series"].append(p.get("time_series_id"))
             out["units"].add(_UNITS.get(p.get("unit_of_measure") or "ft^3/s", p.get("unit_of_measure")))
             if _qualifiers(p.get("qualifier")):
                 out["qualifiers"][str(day.date())] = _qualifiers(p.get("qualifier"))
@@ -303,13 +334,14 @@ class UsgsLive(LiveSource):
         got = self._read(feats, site, "discharge")
         if not got["values"]:
             raise _no_daily_values(site, station_id, lo, hi, got)
+        series_n = _one_value_a_day(got, site)
         s = pd.Series(np.asarray(got["values"], float), index=pd.DatetimeIndex(got["dates"])).sort_index()
-        if s.index.has_duplicates:
-            raise SourceError(f"usgs_live: discharge at USGS-{site} repeats dates: "
-                              + ", ".join(str(d.date()) for d in s.index[s.index.duplicated()][:5]))
         summary = approval_summary(got["dates"], got["status"])
         prov = summary["provisional"]
         note = "daily mean discharge as published by USGS"
+        if len(series_n) > 1:
+            note += (f"; the collection sent {len(series_n)} series for these days ("
+                     + ", ".join(sorted(series_n)) + "), equal where they overlap, kept once a day")
         if prov["n"]:
             note += f"; {prov['n']} value(s) from {prov['first']} to {prov['last']} are provisional data, subject to revision"
         return finish_series(s, variable="discharge", unit=(got["units"] or {"ft3/s"}).pop(), resolution="daily",
@@ -321,7 +353,8 @@ class UsgsLive(LiveSource):
                                                            if prov["n"] else {})),
                              start=start, end=end, note=note,
                              extra={**summary, "qualifiers": dict(list(got["qualifiers"].items())[:500]),
-                                    "dropped": got["dropped"], "null_values": got["null_values"]})
+                                    "dropped": got["dropped"], "null_values": got["null_values"],
+                                    "time_series": series_n})
 
     def _peaks(self, site: str, station_id: str, start: Any, end: Any) -> pd.Series:
         from aquascope_core.data.peakfq_files import peak_series, read_peaks

@@ -160,6 +160,27 @@ def test_nwis_no_data_answer_is_a_clear_no_peaks(make_source):
         assert "upload the gauge's peak file" in err.value.recovery and len(script.requests) == 2
 
 
+def test_recorded_two_series_of_one_gauge_are_kept_once_a_day_or_refused_when_they_disagree(make_source):
+    """USGS 02196000's daily answer for 1999-12-30..2000-01-09 recorded byte for byte on 2026-09-22: 22 features for
+    11 days, a current and an ended series (``time_series_id``) with equal values. Kept once a day, both ids named;
+    when the series disagree on a day (one recorded value changed here, a derivation) the answer is refused."""
+    body = recorded("usgs_ogc_v1_daily_02196000_two_series.json")
+    ids = {f["properties"]["time_series_id"] for f in body["features"]}
+    assert body["numberReturned"] == 22 and len(ids) == 2
+    s = make_source(UsgsLive, Script(ok(body))).fetch_series("02196000", "discharge", start="1999-12-30",
+                                                             end="2000-01-09")
+    assert len(s) == 11 and s.index.tolist() == list(pd.date_range("1999-12-30", "2000-01-09"))
+    by_day = {f["properties"]["time"]: float(f["properties"]["value"]) for f in body["features"]}
+    assert s.tolist() == [by_day[str(d.date())] for d in s.index]
+    assert s.attrs["time_series"] == {i: 11 for i in ids} and "sent 2 series" in s.attrs["note"]
+    bad = copy.deepcopy(body)
+    other = next(f for f in bad["features"] if f["properties"]["time"] == "2000-01-06"
+                 and f["properties"]["time_series_id"].startswith("4d18"))
+    other["properties"]["value"] = "99.0"
+    with pytest.raises(SourceError, match=r"sends 2 series .* that disagree on 1 day\(s\): 2000-01-06: (21 vs 99|99 vs 21)"):
+        make_source(UsgsLive, Script(ok(bad)), use_cache=False).fetch_series("02196000", "discharge")
+
+
 def test_429_with_retry_after_then_success(make_source):
     script = Script(httpx.Response(429, json=RATE_LIMIT, headers={"Retry-After": "3"}),
                     ok(recorded("usgs_ogc_daily_05427718.json")))
