@@ -181,6 +181,31 @@ def test_recorded_two_series_of_one_gauge_are_kept_once_a_day_or_refused_when_th
         make_source(UsgsLive, Script(ok(bad)), use_cache=False).fetch_series("02196000", "discharge")
 
 
+def test_recorded_v1_pages_are_followed_through_their_cursors(make_source):
+    """The same query with ``limit=5``, recorded page by page on 2026-09-22 (five answers, byte for byte: 5+5+5+5+2
+    features, a ``next`` link with its cursor on the first four, none on the last). Every ``next`` link is asked as
+    written; the 22 features make the same 11 days as the one-page answer."""
+    pages = [recorded(f"usgs_ogc_v1_daily_02196000_limit5_page{k}.json") for k in range(1, 6)]
+    nexts = [next((x["href"] for x in p["links"] if x["rel"] == "next"), None) for p in pages]
+    assert [p["numberReturned"] for p in pages] == [5, 5, 5, 5, 2] and nexts[-1] is None
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        cursor = request.url.params.get("cursor")
+        k = 0 if cursor is None else 1 + [n and httpx.URL(n).params["cursor"] for n in nexts].index(cursor)
+        return ok(pages[k])
+
+    script = Script(answer)
+    s = make_source(UsgsLive, script).fetch_series("02196000", "discharge", start="1999-12-30", end="2000-01-09")
+    assert [str(r.url) for r in script.requests[1:]] == nexts[:4]  # each link as the service wrote it
+    one_page = make_source(UsgsLive, Script(ok(recorded("usgs_ogc_v1_daily_02196000_two_series.json"))),
+                           use_cache=False).fetch_series("02196000", "discharge", start="1999-12-30", end="2000-01-09")
+    assert s.tolist() == one_page.tolist() and len(s) == 11 and s.attrs["time_series"] == one_page.attrs["time_series"]
+    src = make_source(UsgsLive, Script(answer), use_cache=False)
+    src.max_pages = 4
+    with pytest.raises(SourceError, match="more than 4 pages; ask for a shorter period"):
+        src.fetch_series("02196000", "discharge", start="1999-12-30", end="2000-01-09")
+
+
 def test_429_with_retry_after_then_success(make_source):
     script = Script(httpx.Response(429, json=RATE_LIMIT, headers={"Retry-After": "3"}),
                     ok(recorded("usgs_ogc_daily_05427718.json")))
