@@ -4,7 +4,10 @@
 
 - ``/id/stations.json?observedProperty=waterFlow&lat=..&long=..&dist=<km>``: items with ``notation``
   (the station id used here), ``label``, ``lat``, ``long``, ``catchmentArea`` (km2), ``riverName``;
-- ``/id/stations/<id>.json``: one station;
+- ``/id/stations/<id>.json``: one station, in the same ``{"meta": {...}, "items": [...]}`` envelope (recorded:
+  fixtures/ea_hydrology_station_052d0819_ulting_sarasota.json); a station item lists its ``measures`` nested,
+  so a station whose list lacks the daily mean flow measure is said to have none (and is not offered near a
+  point) rather than failing later with a 404 on its readings;
 - ``/id/measures/<id>-flow-m-86400-m3s-qualified/readings.csv?mineq-date=..&maxeq-date=..&_limit=..``: the
   readings as CSV, a header line ``"measure","dateTime","date","value","completeness","quality","qcode"``
   (on some measures also ``valid``/``invalid``/``missing`` counts) then one quoted row a day; ``value`` in
@@ -78,6 +81,22 @@ def _first(value: Any) -> Any:
     return value[0] if isinstance(value, list) and value else value
 
 
+DAILY_MEAN_FLOW = "-flow-m-86400-m3s-qualified"
+
+
+def _daily_mean_measure(item: dict[str, Any]) -> str | None | bool:
+    """The daily mean flow measure a station item lists (its notation), False when it lists measures but not
+    that one, None when the item lists no measures (the recorded station answer lists them, nested)."""
+    measures = item.get("measures")
+    if not isinstance(measures, list) or not measures:
+        return None
+    for m in measures:
+        ref = m.get("notation") or m.get("@id") if isinstance(m, dict) else m
+        if isinstance(ref, str) and ref.endswith(DAILY_MEAN_FLOW):
+            return ref.rsplit("/", 1)[-1]
+    return False
+
+
 class EaHydrologyLive(LiveSource):
     """Environment Agency hydrology data (see the module docstring)."""
 
@@ -98,8 +117,11 @@ class EaHydrologyLive(LiveSource):
         sid = str(_first(item.get("notation")) or str(item.get("@id", "")).rsplit("/", 1)[-1])
         area = _first(item.get("catchmentArea"))
         lat, lon = _first(item.get("lat")), _first(item.get("long"))
-        variables = [variable_entry("discharge", "m3/s", "daily", source=self.name, offline=False, live=self.name,
-                                    note="daily mean flow (measure <id>-flow-m-86400-m3s-qualified)")]
+        measure = _daily_mean_measure(item)
+        variables = [] if measure is False else [
+            variable_entry("discharge", "m3/s", "daily", source=self.name, offline=False, live=self.name,
+                           note=f"daily mean flow (measure {measure}, listed by the station)" if measure
+                           else "daily mean flow (measure <id>-flow-m-86400-m3s-qualified)")]
         return station_row(source=self.name, station_id=sid, name=str(_first(item.get("label")) or sid),
                            lat=float(lat) if lat is not None else None, lon=float(lon) if lon is not None else None,
                            distance_km=distance_km, area_km2=float(area) if area not in (None, "") else None,
@@ -121,7 +143,7 @@ class EaHydrologyLive(LiveSource):
             if la is None or lo is None:
                 continue
             d = float(haversine_km(lat, lon, float(la), float(lo)))
-            if d <= radius_km:
+            if d <= radius_km and _daily_mean_measure(item) is not False:  # a flow station without daily means
                 rows.append(self._row(item, d))
         rows.sort(key=lambda r: (r["distance_km"], r["station_id"]))
         return rows[:limit] if limit is not None else rows
@@ -138,8 +160,10 @@ class EaHydrologyLive(LiveSource):
         return {**row, "aliases": [str(_first(item.get("wiskiID")))] if item.get("wiskiID") else [], "state": None,
                 "huc8": None, "drainage_area_sqmi": None, "drainage_area_km2": row["area_km2"], "citation": self.citation,
                 "datasets": [self.provenance(url, accessed, station_id=sid)],
-                "attributes": {k: _first(item.get(k)) for k in ("riverName", "wiskiID", "dateOpened", "stationGuid")
-                               if k in item}}
+                "attributes": {**{k: _first(item.get(k)) for k in ("riverName", "wiskiID", "dateOpened", "stationGuid")
+                                  if k in item},
+                               **({"daily_mean_flow_measure": _daily_mean_measure(item)}
+                                  if _daily_mean_measure(item) is not None else {})}}
 
     def fetch_series(self, station_id: str, variable: str, *, start: Any = None, end: Any = None) -> pd.Series:
         sid = self._station_id(station_id)
@@ -170,9 +194,17 @@ class EaHydrologyLive(LiveSource):
                 day_starts.add(stamp[11:19])
             incomplete_kept += c == "Incomplete"
         if not values:
-            raise DataNotFoundError(f"ea_hydrology: no daily mean flow at {sid}"
-                                    + (f" between {start} and {end}" if start or end else ""),
-                                    argument="station_id", value=station_id)
+            period = (f"from {params.get('mineq-date', 'the start')} to {params.get('maxeq-date', 'today')}"
+                      if start is not None or end is not None else "over its whole record")
+            rows = sum(quality.values())
+            said = (f"it sent {rows} row(s), none with a value (quality " + ", ".join(
+                f"{k} {n}" for k, n in sorted(quality.items())) + ")") if rows else "it sent no readings"
+            raise DataNotFoundError(
+                f"ea_hydrology: no data: the Environment Agency hydrology service holds no daily mean flow (measure "
+                f"{measure}) at station {sid} {period}: {said}", argument="station_id", value=station_id,
+                recovery=f"Ask for a period the station recorded (its page https://environment.data.gov.uk/hydrology/"
+                         f"station/{sid} shows its record), choose another station nearby (aquascope assess <lat> "
+                         "<lon>), or bring the record as a file.")
         s = pd.Series(np.asarray(values, float), index=pd.DatetimeIndex(dates)).sort_index()
         if s.index.has_duplicates:
             raise SourceError(f"ea_hydrology: flow at {sid} repeats dates: "

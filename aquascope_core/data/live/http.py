@@ -196,6 +196,13 @@ class LiveHttp:
                     raise DataNotFoundError(f"{self.source}: {what} not found (HTTP 404 from {response.request.url.host})"
                                             + (f": {_reason(response)}" if response.content else ""),
                                             recovery="Check the station id, or list stations near the site.")
+                if status != 429 and status < 500 and response.text.lstrip().startswith("No sites/data found"):
+                    # NWISWeb's own "no data" answer (fixtures/nwis_no_sites_data_found.txt), sent with a 4xx by
+                    # some of its services: an empty result, not a refusal
+                    raise DataNotFoundError(f"{self.source}: {what}: no data (HTTP {status}: "
+                                            f"{response.text.strip()[:120]!r})",
+                                            recovery="Check the station id and the period, or list stations near the "
+                                                     "site.")
                 if status != 429 and status < 500:
                     raise SourceError(f"{self.source}: {what} refused with HTTP {status}: {_reason(response)} "
                                       f"(request: {response.request.url})", recovery=refusal_recovery(status))

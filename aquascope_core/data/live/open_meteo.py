@@ -108,8 +108,12 @@ class _OpenMeteoPoint(LiveSource):
         body = body[0] if isinstance(body, list) else body
         s = pd.Series(np.array([np.nan if v is None else float(v) for v in values]), index=pd.DatetimeIndex(times))
         if s.dropna().empty:
-            raise DataNotFoundError(f"{self.name}: no {variable} at {lat:.4f}, {lon:.4f} between {lo.date()} and {hi.date()}",
-                                    argument="station_id", value=station_id)
+            raise DataNotFoundError(f"{self.name}: no data: no {variable} at {lat:.4f}, {lon:.4f} from {lo.date()} to "
+                                    f"{hi.date()} (the service answered {len(values)} day(s), every value null)",
+                                    argument="station_id", value=station_id,
+                                    recovery=f"Ask for days the service covers ({self.first_day} to "
+                                             f"{(pd.Timestamp(dt.date.today()) - pd.Timedelta(days=self.lag_days)).date()}"
+                                             "), or a point on land nearby.")
         cell = {"grid_lat": body.get("latitude"), "grid_lon": body.get("longitude"),
                 "grid_elevation_m": body.get("elevation")}
         return finish_series(s, variable=variable, unit=unit, resolution="daily", source=self.name,

@@ -1,11 +1,14 @@
 """USGS Water Data (OGC API): monitoring locations, daily values and annual peaks, live.
 
-Collections used (``https://api.waterdata.usgs.gov/ogcapi/v0``, GeoJSON with ``f=json``), read as the
-service sends them (see ``tests/core/data/live/fixtures``, recorded answers):
+Collections used (``https://api.waterdata.usgs.gov/ogcapi/v1``, GeoJSON with ``f=json``), read as the
+service sends them (see ``tests/core/data/live/fixtures``, recorded answers). Version 1 of the API (released in
+September 2026) changes nothing in these three collections' JSON; the USGS redirects v0 requests to v1 and asks
+clients to move (its announcement ``waterdata.usgs.gov/blog/api-v1-release/``), and ``dataretrieval`` 1.4.0 is
+written against v1. The recorded answers come from both versions, with the same properties:
 
 - ``monitoring-locations``: stream sites (``site_type_code=ST``) in a bounding box, or one by id
-  (``USGS-01440000``); properties ``monitoring_location_name``, ``state_name``,
-  ``hydrologic_unit_code``, ``drainage_area`` (sq mi, null for wells); geometry a GeoJSON point
+  (``id=USGS-01440000``, answered as a FeatureCollection of one); properties ``monitoring_location_name``,
+  ``state_name``, ``hydrologic_unit_code``, ``drainage_area`` (sq mi, null for wells); geometry a GeoJSON point
   [lon, lat] or null (rows without a place are skipped);
 - ``daily``: ``parameter_code=00060`` (discharge), ``statistic_id=00003`` (mean), ``time=start/end``;
   properties ``time`` (a calendar day, the gauge's local day: no time zone), ``value`` (text),
@@ -15,6 +18,12 @@ service sends them (see ``tests/core/data/live/fixtures``, recorded answers):
   holds gage-height peaks, 00065 in ft, which are dropped here), ``qualifier`` (a list, e.g.
   ``["REGULATED"]``). When it holds no discharge peak for the site, the NWIS peak file (RDB, the same
   file PeakFQ reads) is asked instead.
+
+An empty answer (``numberReturned: 0``, no features) and days listed with ``value: null`` (a discontinued gauge's
+days carry qualifier ``DISCONTINUED``) are both recorded; either, with no value left, is a "no data" naming the
+gauge, the period and what to do; days without a value next to days with one are counted in
+``attrs["null_values"]`` by qualifier. NWISWeb's "No sites/data found ..." answer to the peak-file request is
+read as no peaks, whatever its status.
 
 Pages are followed through the ``next`` link as the service writes it (a ``cursor`` parameter). A
 feature of another location or parameter than the one asked for is dropped and counted. Values keep
@@ -48,6 +57,8 @@ __all__ = ["UsgsLive", "approval_summary"]
 
 _UNITS = {"ft^3/s": "ft3/s", "ft3/s": "ft3/s", "cfs": "ft3/s", "m^3/s": "m3/s"}
 PROVISIONAL = "Provisional"
+#: how NWISWeb says it holds nothing for a query, as the whole body (fixtures/nwis_no_sites_data_found.txt)
+NWIS_NO_DATA = "No sites/data found"
 
 
 def _features(body: Any, what: str) -> list[dict[str, Any]]:
@@ -87,12 +98,71 @@ def approval_summary(dates: list[pd.Timestamp], status: list[str | None]) -> dic
                             "last": prov[-1][1] if prov else None}}
 
 
+def _one_value_a_day(got: dict[str, Any], site: str) -> dict[str, int]:
+    """Merge what the daily collection sends for one day more than once; the days' values per series id.
+
+    A gauge can hold two daily mean discharge series for the same days (recorded: USGS 02196000, a current and an
+    ended series, 22 features for 11 days with equal values). Days whose values agree are kept once; days where
+    the series disagree are refused, naming the series and days, rather than choosing between them.
+    """
+    counts: dict[str, int] = {}
+    for sid in got["series"]:
+        counts[sid or "unknown"] = counts.get(sid or "unknown", 0) + 1
+    seen: dict[pd.Timestamp, float] = {}
+    keep, clash = [], []
+    for i, (day, v) in enumerate(zip(got["dates"], got["values"])):
+        if day not in seen:
+            seen[day] = v
+            keep.append(i)
+        elif seen[day] != v:
+            clash.append(f"{day.date()}: {seen[day]:g} vs {v:g}")
+    if clash:
+        raise SourceError(
+            f"usgs_live: discharge at USGS-{site}: the daily collection sends {len(counts)} series "
+            f"({', '.join(f'{k} ({n} days)' for k, n in sorted(counts.items()))}) that disagree on {len(clash)} "
+            f"day(s): {'; '.join(clash[:5])}",
+            recovery="The gauge publishes more than one daily mean discharge series; compare them on its page "
+                     f"(https://waterdata.usgs.gov/monitoring-location/USGS-{site}/) and bring the one to use as a file.")
+    for key in ("dates", "values", "status", "series"):
+        got[key] = [got[key][i] for i in keep]
+    return counts
+
+
+def _period(lo: str, hi: str) -> str:
+    return "its whole record" if (lo, hi) == ("..", "..") else f"{lo.replace('..', 'the start')} to {hi.replace('..', 'today')}"
+
+
+def _no_daily_values(site: str, station_id: str, lo: str, hi: str, got: dict[str, Any]) -> DataNotFoundError:
+    """The "no data" answer of the daily collection, said plainly: what was asked, what the service answered, what to do.
+
+    Two answers are recorded (fixtures/README.md): no feature at all (``numberReturned: 0``, a period outside the
+    series) and days listed with ``value: null`` (qualifier ``DISCONTINUED``: the gauge no longer measures flow).
+    """
+    asked = f"daily mean discharge (00060, statistic 00003) at USGS-{site} for {_period(lo, hi)}"
+    page = f"https://waterdata.usgs.gov/monitoring-location/USGS-{site}/"
+    nulls = got["null_values"]
+    if nulls:
+        said = "; ".join(f"{v['n']} day(s) from {v['first']} to {v['last']} with no value (qualifier {k})"
+                         for k, v in sorted(nulls.items()))
+        msg = f"usgs_live: no data: the USGS daily collection lists {asked} but every day has no value: {said}"
+        if any("DISCONTINUED" in k for k in nulls):
+            msg += " (DISCONTINUED: the gauge no longer records discharge)"
+    else:
+        msg = f"usgs_live: no data: the USGS daily collection holds no {asked} (the service answered with no values)"
+    if got["dropped"]:
+        msg += "; it sent only " + ", ".join(f"{n} value(s) of {k}" for k, n in sorted(got["dropped"].items()))
+    return DataNotFoundError(
+        msg, argument="station_id", value=station_id,
+        recovery=f"Ask for a period the gauge recorded (its page {page} shows its record), choose another gauge "
+                 "nearby (aquascope assess <lat> <lon> lists them), or bring the record as a file.")
+
+
 class UsgsLive(LiveSource):
     """USGS Water Data OGC API (see the module docstring)."""
 
     name = "usgs_live"
     title = "USGS Water Data API (OGC API collections monitoring-locations, daily, peaks)"
-    base_url = "https://api.waterdata.usgs.gov/ogcapi/v0"
+    base_url = "https://api.waterdata.usgs.gov/ogcapi/v1"
     base_url_env = "AQUASCOPE_USGS_URL"
     peak_file_url = "https://nwis.waterdata.usgs.gov/nwis/peak"
     peak_file_env = "AQUASCOPE_NWIS_PEAK_URL"
@@ -169,13 +239,20 @@ class UsgsLive(LiveSource):
 
     def describe_station(self, station_id: str) -> dict[str, Any]:
         site = normalise_id(station_id)
-        url = f"{self.base_url}/collections/monitoring-locations/items/USGS-{site}"
-
-        def check(b: Any) -> None:
-            if not isinstance(b, dict) or not isinstance(b.get("properties"), dict):
-                raise SourceError(f"usgs_live: monitoring location USGS-{site}: the answer is not a GeoJSON Feature")
-
-        body, accessed = self.http.get_json(url, {"f": "json"}, what=f"monitoring location USGS-{site}", check=check)
+        # asked as a query (``items?id=USGS-<site>``), the form whose answer is on record: a FeatureCollection
+        url = f"{self.base_url}/collections/monitoring-locations/items"
+        what = f"monitoring location USGS-{site}"
+        body, accessed = self.http.get_json(url, {"id": f"USGS-{site}", "f": "json"}, what=what,
+                                            check=lambda b: _features(b, what))
+        feats = [f for f in _features(body, what) if isinstance(f, dict) and isinstance(f.get("properties"), dict)
+                 and f"USGS-{site}" in (f["properties"].get("monitoring_location_id") or f["properties"].get("id"),
+                                        f.get("id"))]
+        if not feats:
+            raise DataNotFoundError(f"usgs_live: no data: the USGS holds no monitoring location USGS-{site}",
+                                    argument="station_id", value=station_id,
+                                    recovery="Check the gauge number (8 to 15 digits), or list the gauges near the "
+                                             "site (aquascope assess <lat> <lon>).")
+        body = feats[0]
         row = self._row(body, None)
         props = body["properties"]
         area = props.get("drainage_area")
@@ -192,7 +269,7 @@ class UsgsLive(LiveSource):
     def _read(self, feats: list[dict[str, Any]], site: str, variable: str) -> dict[str, Any]:
         """The features of this site and discharge, as parallel lists; others dropped and counted."""
         out: dict[str, Any] = {"dates": [], "values": [], "status": [], "qualifiers": {}, "units": set(),
-                               "water_years": [], "dropped": {}}
+                               "water_years": [], "dropped": {}, "null_values": {}, "series": []}
         for f in feats:
             p = f.get("properties") or {}
             loc, code = p.get("monitoring_location_id"), p.get("parameter_code")
@@ -205,7 +282,13 @@ class UsgsLive(LiveSource):
             t, v = p.get("time"), p.get("value")
             if variable == "peak_discharge" and p.get("water_year") not in (None, ""):
                 t = f"{int(p['water_year'])}-01-01"
-            if t is None or v in (None, ""):
+            if t is None:
+                continue
+            if v in (None, ""):  # a day the service lists without a value (e.g. qualifier DISCONTINUED): counted
+                key = ",".join(_qualifiers(p.get("qualifier"))) or "no qualifier"
+                nulls = out["null_values"].setdefault(key, {"n": 0, "first": str(t)[:10], "last": str(t)[:10]})
+                nulls["n"] += 1
+                nulls["first"], nulls["last"] = min(nulls["first"], str(t)[:10]), max(nulls["last"], str(t)[:10])
                 continue
             try:
                 x = float(v)
@@ -216,6 +299,7 @@ class UsgsLive(LiveSource):
             out["dates"].append(day)
             out["values"].append(x)
             out["status"].append(p.get("approval_status"))
+            out["series"].append(p.get("time_series_id"))
             out["units"].add(_UNITS.get(p.get("unit_of_measure") or "ft^3/s", p.get("unit_of_measure")))
             if _qualifiers(p.get("qualifier")):
                 out["qualifiers"][str(day.date())] = _qualifiers(p.get("qualifier"))
@@ -249,16 +333,15 @@ class UsgsLive(LiveSource):
                 "time": f"{lo}/{hi}", "limit": self.page_limit}, what=f"daily discharge at USGS-{site}")
         got = self._read(feats, site, "discharge")
         if not got["values"]:
-            raise DataNotFoundError(f"usgs_live: no discharge at USGS-{site}"
-                                    + (f" between {start} and {end}" if start or end else ""),
-                                    argument="station_id", value=station_id)
+            raise _no_daily_values(site, station_id, lo, hi, got)
+        series_n = _one_value_a_day(got, site)
         s = pd.Series(np.asarray(got["values"], float), index=pd.DatetimeIndex(got["dates"])).sort_index()
-        if s.index.has_duplicates:
-            raise SourceError(f"usgs_live: discharge at USGS-{site} repeats dates: "
-                              + ", ".join(str(d.date()) for d in s.index[s.index.duplicated()][:5]))
         summary = approval_summary(got["dates"], got["status"])
         prov = summary["provisional"]
         note = "daily mean discharge as published by USGS"
+        if len(series_n) > 1:
+            note += (f"; the collection sent {len(series_n)} series for these days ("
+                     + ", ".join(sorted(series_n)) + "), equal where they overlap, kept once a day")
         if prov["n"]:
             note += f"; {prov['n']} value(s) from {prov['first']} to {prov['last']} are provisional data, subject to revision"
         return finish_series(s, variable="discharge", unit=(got["units"] or {"ft3/s"}).pop(), resolution="daily",
@@ -270,7 +353,8 @@ class UsgsLive(LiveSource):
                                                            if prov["n"] else {})),
                              start=start, end=end, note=note,
                              extra={**summary, "qualifiers": dict(list(got["qualifiers"].items())[:500]),
-                                    "dropped": got["dropped"]})
+                                    "dropped": got["dropped"], "null_values": got["null_values"],
+                                    "time_series": series_n})
 
     def _peaks(self, site: str, station_id: str, start: Any, end: Any) -> pd.Series:
         from aquascope_core.data.peakfq_files import peak_series, read_peaks
@@ -285,12 +369,23 @@ class UsgsLive(LiveSource):
                                 for i, (wy, d, v, _) in enumerate(sorted(got["water_years"]))]}
         else:  # the collection holds no discharge peak here: the NWIS peak file
             params = {"site_no": site, "agency_cd": "USGS", "format": "rdb"}
-            text, accessed = self.http.get_text(self.peak_file_url, params, what=f"NWIS peak file of {site}")
+            no_peaks = (f"usgs_live: no data: no annual peak discharge at USGS-{site} (neither the USGS peaks "
+                        "collection nor the NWIS peak file holds any")
+            recovery = ("Check the gauge number (its page https://waterdata.usgs.gov/monitoring-location/USGS-"
+                        f"{site}/ lists the data it has), choose another gauge nearby (aquascope assess <lat> <lon>), "
+                        "or upload the gauge's peak file (WATSTORE or RDB) if you have it.")
+            try:
+                text, accessed = self.http.get_text(self.peak_file_url, params, what=f"NWIS peak file of {site}")
+            except DataNotFoundError as exc:  # NWIS answers "No sites/data found ..." on a 4xx too
+                raise DataNotFoundError(f"{no_peaks}; NWIS: {exc.message})", argument="station_id", value=station_id,
+                                        recovery=recovery) from None
             url, fmt, unmapped = self.peak_file_url, "rdb", []
+            if text.lstrip().startswith(NWIS_NO_DATA):
+                raise DataNotFoundError(f"{no_peaks}; NWIS answered {text.strip()!r})", argument="station_id",
+                                        value=station_id, recovery=recovery)
             if "#" not in text[:5] or "peak_va" not in text:
-                raise DataNotFoundError(f"usgs_live: no annual peaks at USGS-{site} (neither the peaks collection "
-                                        "nor the NWIS peak file holds any)", argument="station_id", value=station_id,
-                                        recovery="Upload the gauge's peak file (WATSTORE or RDB) if you have it.")
+                raise DataNotFoundError(f"{no_peaks}; the NWIS answer is not a peak file: starts {text[:60]!r})",
+                                        argument="station_id", value=station_id, recovery=recovery)
             stations = [r for r in read_peaks(text) if r["site_no"] == site]
             if not stations or not stations[0]["peaks"]:
                 raise DataNotFoundError(f"usgs_live: the NWIS peak file of {site} holds no peak", argument="station_id",

@@ -1,15 +1,17 @@
 """A real HTTP server on 127.0.0.1 standing in for the USGS services, with their paths and query strings.
 
-- ``/ogcapi/v0/collections/monitoring-locations/items?bbox=..&site_type_code=ST&limit=..&f=json`` and
-  ``/ogcapi/v0/collections/monitoring-locations/items/USGS-<site>?f=json``: the stand-in gauges, each a feature
+- ``/ogcapi/v1/collections/monitoring-locations/items?bbox=..&site_type_code=ST&limit=..&f=json`` and
+  ``/ogcapi/v1/collections/monitoring-locations/items?id=USGS-<site>&f=json``: the stand-in gauges, each a feature
   with the recorded answer's property names (fixtures/usgs_ogc_monitoring_locations_ct.json), its place, name,
   state, HUC and drainage area from the embedded USGS catalogue;
-- ``/ogcapi/v0/collections/daily/items?monitoring_location_id=USGS-<site>&parameter_code=00060&statistic_id=00003
+- ``/ogcapi/v1/collections/daily/items?monitoring_location_id=USGS-<site>&parameter_code=00060&statistic_id=00003
   &time=<lo>/<hi>&limit=<n>&f=json``: pages of the recorded ``daily`` envelope (property names, ``ft^3/s`` text
   values, ``next`` links with a ``cursor``) holding the embedded real daily record of Flat Brook (01440000),
   the last 365 days marked ``Provisional`` (the scenario fixtures/README.md describes);
-- ``/ogcapi/v0/collections/peaks/items?...``: the recorded peaks answer of 02238500; empty for other sites;
-- ``/nwis/peak?site_no=<site>&agency_cd=USGS&format=rdb``: the recorded RDB peak file of 01594440 as sent.
+- ``/ogcapi/v1/collections/peaks/items?...``: the recorded peaks answer of 02238500; for other sites (and the
+  daily collection's other sites) the recorded empty answer;
+- ``/nwis/peak?site_no=<site>&agency_cd=USGS&format=rdb``: the recorded RDB peak file of 01594440 as sent; for
+  other sites NWISWeb's "No sites/data found" answer.
 
 A request whose query differs from the service's (a missing or different parameter) gets HTTP 400, so the
 tests prove the adapters send what the real service expects. ``requests`` logs every path and query.
@@ -27,6 +29,7 @@ from urllib.parse import parse_qs, urlencode, urlparse
 import pandas as pd
 
 FIXTURES = Path(__file__).parent / "fixtures"
+EMPTY = "usgs_ogc_v1_daily_02196000_ended_series_empty.json"  # the service's empty answer, recorded
 M3S_TO_CFS = 1.0 / 0.028316846592
 DAILY_SITE, PEAK_SITE, OGC_PEAK_SITE = "01440000", "01594440", "02238500"
 DAILY_FROM = "1990-10-01"
@@ -110,7 +113,12 @@ class StandIn:
         u = urlparse(raw)
         q = {k: v[0] for k, v in parse_qs(u.query, keep_blank_values=True).items()}
         geo, js = "application/geo+json", "application/json"
-        base = "/ogcapi/v0/collections/"
+        base = "/ogcapi/v1/collections/"
+        if u.path == base + "monitoring-locations/items" and "id" in q:  # one location, asked by id
+            site = q["id"].removeprefix("USGS-")
+            if q.get("f") != "json":
+                return 400, js, json.dumps({"code": "InvalidParameterValue", "description": "f"})
+            return 200, geo, self._fc([self.sites[site]]) if site in self.sites else (FIXTURES / EMPTY).read_text()
         if u.path == base + "monitoring-locations/items":
             bad = self._need(q, site_type_code="ST", f="json")
             if bad or "bbox" not in q or "limit" not in q:
@@ -119,11 +127,6 @@ class StandIn:
             feats = [f for f in self.sites.values()
                      if x0 <= f["geometry"]["coordinates"][0] <= x1 and y0 <= f["geometry"]["coordinates"][1] <= y1]
             return 200, geo, self._fc(feats)
-        if u.path.startswith(base + "monitoring-locations/items/USGS-"):
-            site = u.path.rsplit("USGS-", 1)[1]
-            if site not in self.sites:
-                return 404, js, ""
-            return 200, geo, json.dumps(self.sites[site])
         if u.path == base + "daily/items":
             return self._daily(q)
         if u.path == base + "peaks/items":
@@ -132,14 +135,14 @@ class StandIn:
                 return 400, js, json.dumps({"code": "InvalidParameterValue", "description": bad or "limit"})
             if q.get("monitoring_location_id") == f"USGS-{OGC_PEAK_SITE}":
                 return 200, geo, (FIXTURES / "usgs_ogc_peaks_02238500.json").read_text()
-            return 200, geo, self._fc([])
+            return 200, geo, (FIXTURES / EMPTY).read_text()  # the recorded empty answer
         if u.path == "/nwis/peak":
             bad = self._need(q, agency_cd="USGS", format="rdb")
             if bad:
                 return 400, "text/plain", bad
             if q.get("site_no") == PEAK_SITE:
                 return 200, "text/plain", (FIXTURES / "nwis_peaks_01594440.rdb").read_text()
-            return 404, "text/plain", ""
+            return 200, "text/plain", (FIXTURES / "nwis_no_sites_data_found.txt").read_text()  # NWISWeb's "no data"
         return 404, js, ""
 
     def _daily(self, q: dict[str, str]) -> tuple[int, str, str]:
@@ -148,7 +151,7 @@ class StandIn:
         if bad or "limit" not in q or "time" not in q or "monitoring_location_id" not in q:
             return 400, js, json.dumps({"code": "InvalidParameterValue", "description": bad or "limit, time, location"})
         if q["monitoring_location_id"] != f"USGS-{DAILY_SITE}":
-            return 200, "application/geo+json", self._fc([])
+            return 200, "application/geo+json", (FIXTURES / EMPTY).read_text()
         lo, hi = q["time"].split("/")
         rows = [r for r in self.daily if (lo == ".." or r[0] >= lo) and (hi == ".." or r[0] <= hi)]
         size = min(int(q["limit"]), self.page_size or 10**9)
@@ -165,5 +168,5 @@ class StandIn:
         if start + size < len(rows):
             nq = {k: v for k, v in q.items() if k != "cursor"} | {"cursor": str(start + size)}
             links.append({"rel": "next", "type": "application/geo+json", "title": "Items (next)",
-                          "href": f"{self.url}/ogcapi/v0/collections/daily/items?{urlencode(nq)}"})
+                          "href": f"{self.url}/ogcapi/v1/collections/daily/items?{urlencode(nq)}"})
         return 200, "application/geo+json", self._fc(feats, links)

@@ -15,12 +15,15 @@ from live_mock import Script, ok
 
 def _transport():
     """The recorded answers by path: the Yahara feature, its two provisional daily values, no peaks anywhere."""
-    empty = {"type": "FeatureCollection", "features": [], "numberReturned": 0, "links": []}
+    empty = recorded("usgs_ogc_v1_daily_02196000_ended_series_empty.json")  # the service's empty answer, recorded
 
     def answer(request: httpx.Request) -> httpx.Response:
         path = request.url.path
-        if path.endswith("/monitoring-locations/items/USGS-05427718"):
-            return ok(recorded("usgs_ogc_combined_metadata_05427718_feature.json"))
+        if path.endswith("/monitoring-locations/items") and request.url.params.get("id") == "USGS-05427718":
+            # the recorded Yahara feature in the FeatureCollection of one a by-id query is answered with
+            # (recorded for 01646500: usgs_ogc_v1_monitoring_locations_by_id_01646500.json)
+            feat = recorded("usgs_ogc_combined_metadata_05427718_feature.json")
+            return ok({"type": "FeatureCollection", "features": [feat], "numberReturned": 1, "links": []})
         if path.endswith("/daily/items"):
             return ok(recorded("usgs_ogc_daily_05427718.json"))
         if path.endswith("/peaks/items"):

@@ -5,9 +5,10 @@ Bradford-on-Avon, kept as a public project's raw download; rows trimmed), the ad
 Taken from the service's own output: a measure item (the daily mean flow measure of 052d0819-...,
 Ulting Sarasota), and readings as an R client printed them from live answers (``_printed_rows``: each
 printed row transcribed to a CSV row under the recorded answer's header, ``<NA>`` meaning an empty cell).
-No raw recorded answer of the stations endpoints was found (fixtures/README.md): the station item of
-``_station`` follows the service's reference documentation and does not count as recorded; nor were the
-service's error bodies found (the 404/500 here carry the transport's placeholder body).
+Recorded since: one station's answer with its ``meta`` envelope (Ulting Sarasota) and a JSON readings answer
+(fixtures/README.md). The station *list* answer was not found recorded: the station item of ``_station`` follows
+the service's reference documentation and does not count as recorded; nor were the service's error bodies
+found (the 404/500 here carry the transport's placeholder body).
 """
 
 from __future__ import annotations
@@ -51,8 +52,12 @@ def test_stations_near(make_source):
 
 def test_empty_answer_and_unknown_station(make_source):
     # the recorded answer's header with no rows (an empty answer recorded in full was not found)
-    with pytest.raises(DataNotFoundError, match="no daily mean flow"):
-        make_source(EaHydrologyLive, Script(csv_answer(HEADER + "\n"))).fetch_series(GUID, "discharge")
+    with pytest.raises(DataNotFoundError) as err:
+        make_source(EaHydrologyLive, Script(csv_answer(HEADER + "\n"))).fetch_series(GUID, "discharge",
+                                                                                    start="1950-01-01", end="1950-12-31")
+    assert (f"no data: the Environment Agency hydrology service holds no daily mean flow (measure {GUID}-flow-m-86400-"
+            f"m3s-qualified) at station {GUID} from 1950-01-01 to 1950-12-31: it sent no readings") in err.value.message
+    assert f"https://environment.data.gov.uk/hydrology/station/{GUID}" in err.value.recovery
     with pytest.raises(DataNotFoundError, match="no station"):
         make_source(EaHydrologyLive, Script(ok({"items": []}))).describe_station(GUID)
     with pytest.raises(DataNotFoundError, match="not found"):
@@ -192,3 +197,59 @@ def test_429_with_retry_after_then_the_recorded_answer(make_source):
     src = make_source(EaHydrologyLive, script)
     s = src.fetch_series("585e49e0-7070-4d85-9c52-ccd18a5a1e65", "discharge", start="2021-01-01", end="2025-12-31")
     assert len(s) == 62 and src.sleeps == [5.0] and len(script.requests) == 2
+
+
+RECORDED_STATION = "ea_hydrology_station_052d0819_ulting_sarasota.json"  # /id/stations/<id> as the service sent it
+
+
+def test_describe_station_from_the_recorded_station_answer(make_source):
+    """The station answer of Ulting Sarasota recorded by a public client (fixtures/README.md): its ``meta`` envelope
+    (publisher, licenseName "OGL 3", version 2.0.0) and one item listing four flow measures, no catchmentArea."""
+    body = recorded(RECORDED_STATION)
+    assert body["meta"]["licenseName"] == "OGL 3" and body["meta"]["version"] == "2.0.0"
+    script = Script(ok(body))
+    d = make_source(EaHydrologyLive, script).describe_station(GUID)
+    assert script.requests[0].url.path == f"/hydrology/id/stations/{GUID}.json"
+    assert d["name"] == "Ulting Sarasota" and (d["lat"], d["lon"]) == (51.746683, 0.624437)
+    assert d["aliases"] == ["037048U"] and d["area_km2"] is None  # the answer has no catchmentArea
+    assert d["attributes"]["riverName"] == "River Chelmer" and d["attributes"]["dateOpened"] == "2008-10-31"
+    assert d["attributes"]["daily_mean_flow_measure"] == f"{GUID}-flow-m-86400-m3s-qualified"
+    assert f"measure {GUID}-flow-m-86400-m3s-qualified, listed by the station" in d["variables"][0]["note"]
+
+
+def test_a_station_whose_measures_lack_daily_means_is_not_offered(make_source):
+    """The recorded station item, once with its measures as sent and once with the daily mean one removed (a
+    derivation): near the point only the first is offered, and describe says the second has no daily mean flow."""
+    import copy
+
+    body = recorded(RECORDED_STATION)
+    rows = make_source(EaHydrologyLive, Script(ok(body))).stations_near(51.75, 0.62, radius_km=5.0)
+    assert [r["station_id"] for r in rows] == [GUID] and rows[0]["distance_km"] < 1.0
+    without = copy.deepcopy(body)
+    item = without["items"][0]
+    item["measures"] = [m for m in item["measures"] if not m["notation"].endswith("-flow-m-86400-m3s-qualified")]
+    assert len(item["measures"]) == 3
+    src = make_source(EaHydrologyLive, Script(ok(without)), use_cache=False)
+    assert src.stations_near(51.75, 0.62, radius_km=5.0) == []
+    d = src.describe_station(GUID)
+    assert d["variables"] == [] and d["attributes"]["daily_mean_flow_measure"] is False
+
+
+def test_recorded_json_readings_of_daily_means_read_through_the_csv_form(make_source):
+    """Readings of Ulting Sarasota as the service sent them as JSON (``readings.json?station=...``, recorded by a
+    public client, trimmed; fixtures/README.md): daily means at 09:00 (the water day), ``Unchecked``, one day
+    ``Incomplete`` (missing 18 of 100), some rows without ``completeness``, not in date order, mixed with 15-min
+    rows. The adapter reads the CSV form, so each daily-mean item is transcribed to a row under the recorded CSV
+    header (a derivation: the values, dates and flags are the recorded ones)."""
+    body = recorded("ea_hydrology_readings_json_052d0819_ulting_trimmed.json")
+    assert body["meta"]["limit"] == 100000 and body["meta"]["licenseName"] == "OGL 3"
+    daily = [i for i in body["items"] if i["measure"]["@id"].endswith("-flow-m-86400-m3s-qualified")]
+    assert len(daily) < len(body["items"])  # the answer mixes measures
+    rows = [",".join(f'"{v}"' for v in (i["measure"]["@id"], i["dateTime"], i["date"], i["value"],
+                                         i.get("completeness", ""), i["quality"], "")) for i in daily]
+    s = make_source(EaHydrologyLive, Script(csv_answer("\n".join([HEADER, *rows]) + "\n"))).fetch_series(GUID, "discharge")
+    want = sorted((i["date"], float(i["value"])) for i in daily)
+    assert [(str(d.date()), v) for d, v in s.items()] == want and s.index.is_monotonic_increasing
+    assert s.attrs["day_start_gmt"] == "09:00:00" and s.attrs["quality"] == {"Unchecked": len(daily)}
+    assert s.attrs["completeness"] == {"Complete": 5, "Incomplete": 1, "unknown": 2}
+    assert "1 value(s) from incomplete days" in s.attrs["note"]

@@ -24,14 +24,14 @@ def stand_in(monkeypatch):
     with StandIn() as srv:
         monkeypatch.setenv("AQUASCOPE_LIVE", "1")
         monkeypatch.setenv("AQUASCOPE_LIVE_SOURCES", "usgs_live")
-        monkeypatch.setenv("AQUASCOPE_USGS_URL", srv.url + "/ogcapi/v0")
+        monkeypatch.setenv("AQUASCOPE_USGS_URL", srv.url + "/ogcapi/v1")
         monkeypatch.setenv("AQUASCOPE_NWIS_PEAK_URL", srv.url + "/nwis/peak")
         yield srv
 
 
 def _network_off(monkeypatch):
     monkeypatch.delenv("AQUASCOPE_LIVE", raising=False)
-    monkeypatch.setenv("AQUASCOPE_USGS_URL", "http://127.0.0.1:9/ogcapi/v0")  # nothing listens there
+    monkeypatch.setenv("AQUASCOPE_USGS_URL", "http://127.0.0.1:9/ogcapi/v1")  # nothing listens there
     monkeypatch.setenv("AQUASCOPE_NWIS_PEAK_URL", "http://127.0.0.1:9/nwis/peak")
 
 
@@ -55,7 +55,7 @@ def test_flood_b17c_live_then_fetch_and_offline_gives_the_same_report(stand_in, 
     # the adapters asked what the real services are asked, with their query strings
     asked = [(urlparse(p).path, {k: v[0] for k, v in parse_qs(urlparse(p).query).items()}) for p in stand_in.requests]
     assert ("/nwis/peak", {"site_no": "01594440", "agency_cd": "USGS", "format": "rdb"}) in asked
-    assert ("/ogcapi/v0/collections/peaks/items", {"monitoring_location_id": "USGS-01594440", "parameter_code": "00060",
+    assert ("/ogcapi/v1/collections/peaks/items", {"monitoring_location_id": "USGS-01594440", "parameter_code": "00060",
                                                    "limit": "10000", "f": "json"}) in asked
 
     monkeypatch.setenv("AQUASCOPE_HOME", str(tmp_path / "fetched"))

@@ -48,8 +48,10 @@ def test_glofas_discharge_success_and_unit_check(make_source):
 
 def test_empty_answer(make_source):
     src = make_source(GlofasLive, Script(ok(_answer("river_discharge", "m³/s", ["1990-01-01"], [None]))))
-    with pytest.raises(DataNotFoundError, match="no discharge"):
+    with pytest.raises(DataNotFoundError, match=r"no data: no discharge at 41.1000, -74.9600 from 1990-01-01 to "
+                                                r"1990-01-01 \(the service answered 1 day\(s\), every value null\)") as err:
         src.fetch_series("41.1,-74.96", "discharge", start="1990-01-01", end="1990-01-01")
+    assert "Ask for days the service covers (1984-01-01 to " in err.value.recovery
 
 
 def test_404_is_data_not_found(make_source):

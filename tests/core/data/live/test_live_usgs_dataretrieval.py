@@ -33,7 +33,8 @@ def recorded_service():
             seen.append(self.path)
             u = urlparse(self.path)
             q = parse_qs(u.query)
-            if u.path != "/ogcapi/v0/collections/daily/items":
+            # the recorded page (v0) writes its next link under /ogcapi/v0, which the service still answers
+            if u.path not in ("/ogcapi/v1/collections/daily/items", "/ogcapi/v0/collections/daily/items"):
                 body, code = b"", 404
             elif "cursor" in q:
                 body, code = second.encode(), 200
@@ -64,7 +65,7 @@ def test_both_engines_read_the_recorded_pages_alike(recorded_service, live_env, 
     root, seen = recorded_service
     out = {}
     for engine in ("aquascope", "dataretrieval"):
-        src = UsgsLive(live=True, engine=engine, base_url=f"{root}/ogcapi/v0", cache_dir=tmp_path / engine, retries=0)
+        src = UsgsLive(live=True, engine=engine, base_url=f"{root}/ogcapi/v1", cache_dir=tmp_path / engine, retries=0)
         out[engine] = src.fetch_series("05427718", "discharge", start="2025-10-01", end="2026-09-30")
     ours, theirs = out["aquascope"], out["dataretrieval"]
     assert ours.tolist() == theirs.tolist() == [20.2, 27.1]
@@ -78,7 +79,7 @@ def test_both_engines_read_the_recorded_pages_alike(recorded_service, live_env, 
 
 def test_the_opt_in_holds_for_the_dataretrieval_engine_too(monkeypatch, tmp_path):
     monkeypatch.delenv("AQUASCOPE_LIVE", raising=False)
-    src = UsgsLive(live=True, engine="dataretrieval", base_url="http://127.0.0.1:9/ogcapi/v0", cache_dir=tmp_path)
+    src = UsgsLive(live=True, engine="dataretrieval", base_url="http://127.0.0.1:9/ogcapi/v1", cache_dir=tmp_path)
     from aquascope_core.errors import SourceError
 
     with pytest.raises(SourceError, match="AQUASCOPE_LIVE=1"):
@@ -124,7 +125,7 @@ def test_both_engines_surface_the_recorded_400(refusing_service, live_env, tmp_p
     printed = (FIXTURES / "usgs_ogc_400_unknown_properties.txt").read_text().strip()
     messages = {}
     for engine in ("aquascope", "dataretrieval"):
-        src = UsgsLive(live=True, engine=engine, base_url=f"{refusing_service}/ogcapi/v0", cache_dir=tmp_path / engine,
+        src = UsgsLive(live=True, engine=engine, base_url=f"{refusing_service}/ogcapi/v1", cache_dir=tmp_path / engine,
                        retries=0)
         with pytest.raises(SourceError) as err:
             src.fetch_series("05427718", "discharge", start="2025-10-01", end="2025-10-31")
@@ -133,3 +134,59 @@ def test_both_engines_surface_the_recorded_400(refusing_service, live_env, tmp_p
     ours = messages["aquascope"]
     assert "refused with HTTP 400: InvalidParameterValue: unknown properties specified (request: " in str(ours)
     assert "Change what it names" in ours.recovery and messages["dataretrieval"].recovery == ours.recovery
+
+
+class _OneAnswer:
+    """A server on 127.0.0.1 that answers every request with one recorded body and status."""
+
+    def __init__(self, name: str, status: int) -> None:
+        body = (FIXTURES / name).read_bytes()
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *a):
+                pass
+
+            def do_GET(self):  # noqa: N802
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def __enter__(self) -> "_OneAnswer":
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+        self.thread.join(timeout=5)
+
+
+def test_both_engines_on_the_recorded_v1_two_series_answer_and_raw_400(live_env, tmp_path):
+    """Byte-for-byte v1 answers (fixtures/README.md): USGS 02196000's two series for the same 11 days read alike by
+    both engines (the USGS client drops ``time_series_id``; the equal values are kept once a day either way), and
+    the raw ``InvalidQuery`` 400 body reaches the user through both."""
+    from aquascope_core.errors import SourceError
+
+    out = {}
+    with _OneAnswer("usgs_ogc_v1_daily_02196000_two_series.json", 200) as srv:
+        for engine in ("aquascope", "dataretrieval"):
+            src = UsgsLive(live=True, engine=engine, base_url=f"{srv.url}/ogcapi/v1", cache_dir=tmp_path / engine,
+                           retries=0)
+            out[engine] = src.fetch_series("02196000", "discharge", start="1999-12-30", end="2000-01-09")
+    assert out["aquascope"].tolist() == out["dataretrieval"].tolist() and len(out["aquascope"]) == 11
+    assert list(out["aquascope"].index) == list(out["dataretrieval"].index)
+    assert sum(out["aquascope"].attrs["time_series"].values()) == sum(out["dataretrieval"].attrs["time_series"].values())
+    description = "At least one requested property wasn't found"
+    with _OneAnswer("usgs_ogc_v1_400_unknown_property.json", 400) as srv:
+        for engine in ("aquascope", "dataretrieval"):
+            src = UsgsLive(live=True, engine=engine, base_url=f"{srv.url}/ogcapi/v1", cache_dir=tmp_path / f"e{engine}",
+                           retries=0)
+            with pytest.raises(SourceError) as err:
+                src.fetch_series("02196000", "discharge", start="1999-12-30", end="2000-01-09")
+            assert "InvalidQuery" in str(err.value) and description in str(err.value), (engine, str(err.value))
