@@ -113,7 +113,8 @@ def _calibration_plot(p: pd.Series, e: pd.Series, observed: pd.Series, parameter
     regime = daily.groupby(daily.index.month).mean()
     return {
         "form": "monthly_means", "unit": "mm/d",
-        "regime": {"observed": [sig(regime["obs"].get(m, np.nan)) for m in range(1, 13)],
+        "regime": {"month": list(range(1, 13)),
+                   "observed": [sig(regime["obs"].get(m, np.nan)) for m in range(1, 13)],
                    "simulated": [sig(regime["sim"].get(m, np.nan)) for m in range(1, 13)],
                    "note": "mean runoff by calendar month (January first) over the days with an observation"},
         "dates": [str(m) for m in frame.index],
