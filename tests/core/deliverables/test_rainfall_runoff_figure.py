@@ -40,3 +40,15 @@ def test_the_hydrograph_draws_observed_and_simulated_with_the_periods_and_their_
         assert "NSE and KGE on the daily flows" in note and "orange where the simulation is above" in note
     finally:
         plt.close(fig)
+
+
+@pytest.mark.slow
+def test_the_workbooks_model_series_carry_their_unit_and_their_month(leaf):
+    # Looked at: the workbook's GR4J sheets headed "dates observed simulated" (no unit) and a regime without months
+    from aquascope_core.deliverables.datasets import payload_tables
+
+    tables = {t["name"]: t for t in payload_tables(leaf)}
+    assert tables["plot"]["columns"] == ["dates", "observed (mm/d)", "simulated (mm/d)"]
+    regime = tables["plot.regime"]
+    assert regime["columns"] == ["month", "observed (mm/d)", "simulated (mm/d)"]
+    assert [r[0] for r in regime["rows"]] == list(range(1, 13))
