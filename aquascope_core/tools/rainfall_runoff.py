@@ -298,8 +298,12 @@ def gr4j_simulation(precipitation_source: str, precipitation_station_id: str, pe
     if not payload["ok"]:
         payload["reason"] = "; ".join(sig.get("problems") or ["a requested flow could not be computed"])
     else:
-        payload["summary"] = (f"GR4J simulation {payload['period'][0]} to {payload['period'][1]} over {area:,.0f} km2: "
-                              + "; ".join(f"{k} {v['estimate']:.4g} {v['unit']}" for k, v in estimates.items()))
+        # the flows by their labels and the area as given (the raw ids "mean_flow", "q95" and "443 km2" for 442.9 read
+        # as a draft); a dimensionless index without a unit word
+        payload["summary"] = (f"GR4J simulation {payload['period'][0]} to {payload['period'][1]} over {area:,g} km2: "
+                              + "; ".join(f"{payload['labels'][k]} {v['estimate']:.3g}"
+                                          + ("" if v["unit"] == "dimensionless" else f" {v['unit']}")
+                                          for k, v in estimates.items()))
     params = {"precipitation_source": precipitation_source, "precipitation_station_id": precipitation_station_id,
               "pet_source": pet_source, "pet_station_id": pet_station_id, "parameters": dict(parameters),
               "area_km2": area_km2, "flows": list(flows), "warmup_days": warmup_days}

@@ -101,6 +101,8 @@ def test_simulated_flows_scale_with_the_site_area(leaf, leaf_calibration):
     wy = leaf["discharge"].index.year + (leaf["discharge"].index.month >= 10)
     recorded = (leaf["discharge"].groupby(wy).mean().loc[1958:1987].mean()) * LEAF_AREA / 86.4
     assert whole["estimates"]["mean_flow"]["estimate"] == pytest.approx(recorded, rel=0.10)
+    # the summary the report prints: the area as given and the flow by its label (it read "over 443 km2: mean_flow")
+    assert f"over 442.9 km2: mean flow {part['estimates']['mean_flow']['estimate']:.3g} m3/s" in part["summary"]
 
 
 def test_simulation_refuses_bad_arguments(leaf_calibration):
