@@ -199,3 +199,12 @@ def test_the_readmes_gr4j_study_passes_its_validation_gate():
     plot = s2["plot"]  # the hydrograph's two series
     assert len(plot["observed"]) == len(plot["simulated"]) == 360
     assert re.search(r"validation NSE 0\.88 on 1973-1987", " ".join(README.read_text(encoding="utf-8").split()))
+
+
+def test_the_glossary_explains_the_model_terms_the_gr4j_reports_use():
+    from roles.report_parts import glossary_section
+
+    got = glossary_section([{"id": "results", "title": "Results", "text": "Split-sample test, so the parameters were "
+                             "judged ... a model with a snow module (such as GR4J with CemaNeige) is needed here."}])
+    terms = {row[0] for row in got["tables"][0]["rows"]}
+    assert {"GR4J", "CemaNeige", "Split-sample test"} <= terms
