@@ -177,6 +177,8 @@ def _results(ws: Workspace) -> dict[str, Any]:
                 tables.insert(0, inputs[1])
         else:
             lines.append(f"**Not established** ({r.get('status', 'not run')}): {r.get('failed_reason') or 'the step did not run'}.")
+            if (r.get("payload") or {}).get("diagnosis"):  # the tool's own account of why (words, no number)
+                lines.append(str(r["payload"]["diagnosis"]).rstrip(".") + ".")
             tables = []
         if r.get("fallback_used"):
             lines.append("The step's fallback method was used.")

@@ -68,6 +68,10 @@ GLOSSARY: dict[str, tuple[str, str]] = {
     "Sen's slope": (r"Sen's slope|Sen’s slope", "the median of the slopes between all pairs of values: a robust trend "
                     "rate."),
     "GR4J": (r"\bGR4J\b", "a four-parameter daily rainfall-runoff model (Perrin and others 2003)."),
+    "CemaNeige": (r"\bCemaNeige\b", "a degree-day snow accumulation and melt module run ahead of GR4J (Valéry and "
+                  "others 2014)."),
+    "Split-sample test": (r"(?i)split-sample", "a model calibrated on one period and scored on another it was not fitted "
+                          "to (Klemes 1986)."),
     "KGE": (r"\bKGE\b", "Kling-Gupta efficiency: a model skill score (1 is perfect)."),
     "NSE": (r"\bNSE\b", "Nash-Sutcliffe efficiency: a model skill score (1 is perfect)."),
     "FAO-56": (r"FAO-56|FAO 56", "the FAO Irrigation and Drainage Paper 56 method of crop water requirements."),

@@ -17,7 +17,8 @@ __all__ = ["payload_tables", "MIN_ROWS"]
 MIN_ROWS = 3
 _SKIP = {"meta", "station", "response_station", "pet_station", "conversion", "parameter_units", "labels"}
 _VALUE_WORDS = ("value", "flow", "discharge", "peak", "level", "mean", "median", "min", "max", "return_level",
-                "lower", "upper", "estimate", "q", "shortfall", "supplied", "demand", "storage", "deficit")
+                "lower", "upper", "estimate", "q", "shortfall", "supplied", "demand", "storage", "deficit", "observed",
+                "simulated")
 
 
 def _scalar(x: Any) -> bool:

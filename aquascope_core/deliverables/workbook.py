@@ -30,6 +30,9 @@ MAX_DATA_ROWS = 200_000
 # a sheet of at most _WRAP_ROWS rows (the plan, the gates, the findings) wraps a text column wider than _WRAP_WIDTH
 # characters: at its full width the Plan sheet printed one page wide at a third of its size
 _WRAP_ROWS, _WRAP_WIDTH = 500, 40
+# a sheet of more data rows than this (a daily series: 10,533 days printed to 210 pages) prints its header and its first
+# _PRINT_ROWS rows, a print area the README sheet names; the whole sheet is there on screen
+_PRINT_ROWS = 400
 _NUM = re.compile(r"^[+-]?(\d{1,3}(,\d{3})+|\d+)(\.\d+)?([eE][+-]?\d+)?$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 # characters Excel refuses in a sheet name, and control characters (a newline in an upload's name)
@@ -159,7 +162,8 @@ def report_table_sheets(report: Mapping[str, Any]) -> list[tuple[int, str, Mappi
     return out
 
 
-def _write(ws: Any, columns: Sequence[str], rows: Iterable[Sequence[Any]], *, typed: bool = True) -> None:
+def _write(ws: Any, columns: Sequence[str], rows: Iterable[Sequence[Any]], *, typed: bool = True) -> str:
+    """Write a sheet's header and rows; returns what its print area leaves out ("" when it prints whole)."""
     from openpyxl.styles import Alignment, Font, PatternFill
     from openpyxl.utils import get_column_letter
 
@@ -202,17 +206,25 @@ def _write(ws: Any, columns: Sequence[str], rows: Iterable[Sequence[Any]], *, ty
         if n > 1:  # the height of its lines (an office suite does not recompute it on opening)
             ws.row_dimensions[r].height = 13 * n
     ws.freeze_panes = "A2"
-    _print_setup(ws, sum(min(w, _WRAP_WIDTH) if small else w for w in widths))
+    return _print_setup(ws, sum(min(w, _WRAP_WIDTH) if small else w for w in widths))
 
 
-def _print_setup(ws: Any, width_chars: int) -> None:
-    """Printed (or converted to PDF): the columns fit the page width, the header row repeats on every page."""
+def _print_setup(ws: Any, width_chars: int) -> str:
+    """Printed (or converted to PDF): the columns fit the page width, the header row repeats on every page; a sheet
+    of more than _PRINT_ROWS data rows prints its first _PRINT_ROWS (returned as a note for the README sheet)."""
+    from openpyxl.utils import get_column_letter
+
     ws.sheet_properties.pageSetUpPr.fitToPage = True
     ws.page_setup.fitToWidth = 1
     ws.page_setup.fitToHeight = 0
     ws.page_setup.paperSize = ws.PAPERSIZE_A4
     ws.page_setup.orientation = "landscape" if width_chars > 110 else "portrait"
     ws.print_title_rows = "1:1"
+    n = ws.max_row - 1
+    if n <= _PRINT_ROWS:
+        return ""
+    ws.print_area = f"A1:{get_column_letter(max(ws.max_column, 1))}{_PRINT_ROWS + 1}"
+    return f"prints its first {_PRINT_ROWS} of {n:,} rows (its print area; clear it to print them all)"
 
 
 def _scalar(v: Any) -> bool:
@@ -288,8 +300,8 @@ def render_workbook(ws: Mapping[str, Any], report: Mapping[str, Any], figures: S
     described: list[tuple[str, str]] = []
 
     def sheet(name: str, about: str, columns: Sequence[str], rows: Iterable[Sequence[Any]], typed: bool = True) -> None:
-        _write(wb.create_sheet(name), columns, rows, typed=typed)
-        described.append((name, about))
+        printed = _write(wb.create_sheet(name), columns, rows, typed=typed)
+        described.append((name, f"{about}; {printed}" if printed else about))
 
     inv = ws.get("inventory") or {}
     inv_rows = []

@@ -89,10 +89,15 @@ def decide(brief: Mapping[str, Any], study: Mapping[str, Any], run: Mapping[str,
     if head is None or grade == "not established":
         failed = [r for r in (run.get("results") or {}).values() if r.get("status") != "ok" and not r.get("optional")]
         reason = (failed[0].get("failed_reason") if failed else None) or "no flow estimate passed its gates"
-        return {"answer": f"The flows at {where} are not established: {reason}.", "value": None, "unit": None,
-                "band": None, "grade": "not established", "grade_reason": reason, "basis": None, "conditions": [],
-                "what_would_change_it": ["a few months of flow gaugings at the site",
-                                         "more gauged catchments of similar size nearby"]}
+        # why a rainfall-runoff model failed, when its calibration could tell (the tool's diagnosis, no number in it)
+        why = next((r["payload"]["diagnosis"] for r in (run.get("results") or {}).values()
+                    if r.get("tool") == "gr4j_calibration" and (r.get("payload") or {}).get("diagnosis")), None)
+        change = ["a few months of flow gaugings at the site", "more gauged catchments of similar size nearby"]
+        if why:
+            change.insert(0, "a rainfall-runoff model with a snow module, and the catchment's daily air temperature")
+        return {"answer": f"The flows at {where} are not established: {reason}." + (f" {why}." if why else ""),
+                "value": None, "unit": None, "band": None, "grade": "not established", "grade_reason": reason,
+                "basis": None, "conditions": [], "what_would_change_it": change}
     skills = {k["quantity"]: k for k in kns if k.get("quantity") and k["path"].endswith("median_factor_error")}
     parts = []
     for k in estimates:
@@ -216,16 +221,24 @@ def _calibration_table(payload: Mapping[str, Any]) -> list[dict[str, Any]]:
     for name in ("calibration", "validation"):
         part = payload.get(name) or {}
         per = part.get("period") or {}
-        rows.append([name, f"{per.get('run_start')} to {per.get('run_end')}", fmt(part.get("nse")), fmt(part.get("kge")),
-                     fmt(part.get("percent_bias"))])
-    out = [{"columns": ["Period", "Days scored", "NSE", "KGE", "Bias (%)"], "rows": rows,
-            "caption": "GR4J split-sample test"}]
+        rows.append([name, f"{per.get('run_start')} to {per.get('run_end')}", fmt(part.get("observed_days")),
+                     fmt(part.get("nse")), fmt(part.get("kge")), fmt(part.get("percent_bias"))])
+    out = [{"columns": ["Period", "Dates scored", "Days scored", "NSE", "KGE", "Bias (%)"], "rows": rows,
+            "caption": "GR4J split-sample test (scores on the daily flows, each period after a year of warm-up)"}]
     par = payload.get("parameters") or {}
     units = payload.get("parameter_units") or {}
     if par:
-        out.append({"columns": ["Parameter", "Value", "Unit"],
-                    "rows": [[k, fmt(v), units.get(k, "")] for k, v in par.items()], "caption": "Calibrated parameters"})
+        out.append({"columns": ["Parameter", "Meaning", "Value", "Unit"],
+                    "rows": [[k, _GR4J_MEANING.get(k, ""), fmt(v), units.get(k, "")] for k, v in par.items()],
+                    "caption": "Calibrated parameters"})
     return out
+
+
+# GR4J's parameters in words (Perrin et al. 2003)
+_GR4J_MEANING = {"x1": "capacity of the production (soil moisture) store",
+                 "x2": "groundwater exchange coefficient (negative: water lost)",
+                 "x3": "capacity of the routing store",
+                 "x4": "time base of the unit hydrograph"}
 
 
 def _simulation_table(payload: Mapping[str, Any]) -> list[dict[str, Any]]:

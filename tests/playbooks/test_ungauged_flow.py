@@ -171,3 +171,40 @@ def test_a_model_that_fails_validation_leaves_the_flows_not_established():
     dec = decide("ungauged_flow", {"intake": {"area_km2": 500.0}}, out.study.to_dict(), run, key_numbers(run))
     assert dec["grade"] == "not established" and dec["value"] is None
     assert dec["answer"].startswith("The flows at the site (500 km2) are not established")
+    # and why: the model's seasonal cycle is not the catchment's (snow), so no calibration of GR4J can mend it
+    assert "misses the seasonal cycle" in dec["answer"] and "highest in April" in dec["answer"]
+    assert "snow module" in dec["what_would_change_it"][0]
+
+
+def test_the_readmes_gr4j_study_passes_its_validation_gate():
+    """The README's GR4J study (its command with --out ungauged-gr4j, read from the README) reaches the
+    rainfall-runoff branch and its calibration passes the gate: measured validation NSE 0.876 and KGE 0.870 on the
+    Leaf River 1973-1987 (the gate 0.5). Its earlier example, the snow-fed Au Saumon, scored 0.25 and never drew the
+    hydrograph; that one is now the README's example of a refused model (--out ungauged-gr4j-snow)."""
+    import re
+    import shlex
+
+    from tests.test_readme import README, out_dir, readme_commands
+
+    command = next(c for c in readme_commands(README.read_text(encoding="utf-8")) if out_dir(c) == "ungauged-gr4j")
+    words = shlex.split(command)
+    text, lat, lon = words[2], float(words[words.index("--lat") + 1]), float(words[words.index("--lon") + 1])
+    assert "--data" not in words and choose_playbook(text)[0] == "ungauged_flow"
+    out = plan_and_run("ungauged_flow", lat, lon, intake=read_intake("ungauged_flow", text))
+    assert out.branch == "rainfall_runoff" and out.run.ok, {k: r.failed_reason for k, r in out.run.results.items()}
+    s2 = out.run.results["s2"].payload
+    assert s2["validation"]["nse"] >= 0.5 and s2["validation"]["kge"] >= 0.5
+    assert s2["validation"]["nse"] == pytest.approx(0.876, abs=0.005)
+    assert s2["validation"]["period"]["run_start"] == "1973-01-01" and "diagnosis" not in s2
+    plot = s2["plot"]  # the hydrograph's two series
+    assert len(plot["observed"]) == len(plot["simulated"]) == 360
+    assert re.search(r"validation NSE 0\.88 on 1973-1987", " ".join(README.read_text(encoding="utf-8").split()))
+
+
+def test_the_glossary_explains_the_model_terms_the_gr4j_reports_use():
+    from roles.report_parts import glossary_section
+
+    got = glossary_section([{"id": "results", "title": "Results", "text": "Split-sample test, so the parameters were "
+                             "judged ... a model with a snow module (such as GR4J with CemaNeige) is needed here."}])
+    terms = {row[0] for row in got["tables"][0]["rows"]}
+    assert {"GR4J", "CemaNeige", "Split-sample test"} <= terms

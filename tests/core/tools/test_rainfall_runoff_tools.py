@@ -3,6 +3,9 @@ recorded as a volume, and a simulation checked day by day against airGR's refere
 
 from __future__ import annotations
 
+import re
+
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -35,11 +38,13 @@ def test_calibration_is_the_split_sample_method_on_the_gauge(leaf, leaf_calibrat
     c = leaf_calibration
     assert c["ok"] and c["model"] == "GR4J" and c["criterion"] == "nse"
     assert c["conversion"].startswith("none") and c["forcing_period"] == ["1957-01-01", "1987-12-31"]
-    # the halves of the days after a one-year warm-up
-    assert c["calibration"]["period"]["run_start"] == "1958-01-01" and c["validation"]["period"]["run_end"] == "1987-12-31"
+    # the halves of the days after a one-year warm-up, split at the 1 January nearest the middle (1972-12-31 is the
+    # middle day): whole calendar years, 1958-1972 and 1973-1987
+    assert [c[k]["period"][e] for k in ("calibration", "validation") for e in ("run_start", "run_end")] == [
+        "1958-01-01", "1972-12-31", "1973-01-01", "1987-12-31"]
     direct = gr4j_split_sample_validation(leaf["precipitation"], leaf["potential_evapotranspiration"], leaf["discharge"],
-                                          calibration_period=("1958-01-01", "1972-12-30"),
-                                          validation_period=("1972-12-31", "1987-12-31"))
+                                          calibration_period=("1958-01-01", "1972-12-31"),
+                                          validation_period=("1973-01-01", "1987-12-31"))
     assert c["parameters"] == pytest.approx(direct["parameters"], rel=1e-12)
     assert c["validation"]["nse"] == pytest.approx(direct["validation"]["metrics"]["nse"], rel=1e-12)
     # the Leaf River is GR4J's home ground: NSE near 0.87 on both halves (a test the nse_min gate of 0.5 checks)
@@ -96,6 +101,8 @@ def test_simulated_flows_scale_with_the_site_area(leaf, leaf_calibration):
     wy = leaf["discharge"].index.year + (leaf["discharge"].index.month >= 10)
     recorded = (leaf["discharge"].groupby(wy).mean().loc[1958:1987].mean()) * LEAF_AREA / 86.4
     assert whole["estimates"]["mean_flow"]["estimate"] == pytest.approx(recorded, rel=0.10)
+    # the summary the report prints: the area as given and the flow by its label (it read "over 443 km2: mean_flow")
+    assert f"over 442.9 km2: mean flow {part['estimates']['mean_flow']['estimate']:.3g} m3/s" in part["summary"]
 
 
 def test_simulation_refuses_bad_arguments(leaf_calibration):
@@ -108,3 +115,24 @@ def test_simulation_refuses_bad_arguments(leaf_calibration):
         gr4j_simulation("catalogue", "02472000", "catalogue", "02472000", p, 100.0, flows=["floods"])
     with pytest.raises(InputError, match="warmup_days"):
         gr4j_calibration("catalogue", "02472000", warmup_days=30)
+
+
+def test_a_model_that_misses_the_seasonal_cycle_says_so_and_a_rain_fed_fit_does_not(leaf_calibration):
+    """The regime diagnosis: the Leaf River (rain-fed) simulated by calendar month follows the observed (r 0.99), no
+    diagnosis; Au Saumon (Quebec, snow-fed: its flows peak in April with the melt) calibrated by the same search
+    misses the cycle (r 0.30, the simulated peak in January), and the payload says why GR4J cannot fit it."""
+    from aquascope_core.tools.rainfall_runoff import _regime_diagnosis
+
+    regime = leaf_calibration["plot"]["regime"]
+    assert len(regime["observed"]) == len(regime["simulated"]) == 12
+    assert np.corrcoef(regime["observed"], regime["simulated"])[0, 1] > 0.95
+    assert "diagnosis" not in leaf_calibration
+    snow = gr4j_calibration("holmes", "au_saumon")
+    assert snow["ok"] and snow["validation"]["nse"] < 0.5  # a converged search that still fails the gate
+    got = snow["plot"]["regime"]
+    assert int(np.argmax(got["observed"])) == 3 and np.corrcoef(got["observed"], got["simulated"])[0, 1] < 0.5
+    assert "highest in April, the simulated ones in January" in snow["diagnosis"] and "snow" in snow["diagnosis"]
+    assert not re.search(r"\b\d", snow["diagnosis"])  # words only (GR4J aside): no number outside the gated ones
+    flat = [1.0] * 12
+    assert _regime_diagnosis({"observed": flat, "simulated": flat}) is None
+    assert _regime_diagnosis({"observed": [1.0] * 11, "simulated": flat}) is None
