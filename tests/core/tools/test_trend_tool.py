@@ -41,3 +41,16 @@ def test_auto_with_missing_years_says_serial_correlation_was_not_tested():
     got = trend_test([1.0, 3.0, 2.0, 5.0, 4.0, 6.0, 8.0, 7.0], [1, 2, 3, 5, 6, 7, 9, 10], None, variant="auto")
     assert got["ok"] and got["serial_correlation"]["checked"] is False
     assert "not tested" in got["serial_correlation"]["reason"]
+
+
+def test_the_summary_rounds_the_slope_once_as_the_table_does():
+    """Sen's slope 0.0547459 written at four figures in the summary (0.05475) and rounded again for the report reads
+    0.0548, while the table's three figures of the value read 0.0547: one value, one rounding. A straight line has
+    its slope as Sen's slope."""
+    from roles.specialists.common import fmt
+
+    slope = 0.0547459
+    out = trend_test([10 + slope * i for i in range(30)], times=list(range(1990, 2020)), unit="m3/s")
+    assert abs(out["trend"]["sen_slope"] - slope) < 1e-9
+    assert f"Sen's slope {fmt(out['trend']['sen_slope'])} " in out["summary"], out["summary"]
+    assert "0.0547 " in out["summary"] and "0.05475" not in out["summary"]
