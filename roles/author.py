@@ -25,7 +25,7 @@ from aquascope_core.workspace import ArtifactStore, Workspace
 from roles.critic import evidence_pool
 from roles.prose import checked_sentences
 from roles.specialists import recommendations, step_tables
-from roles.report_parts import drop_empty_columns, glossary_section, one_precision, requests_not_met, scrub_paths, signoff_section, step_source
+from roles.report_parts import column_precision, drop_empty_columns, glossary_section, one_precision, requests_not_met, scrub_paths, signoff_section, step_source
 from roles.specialists.common import band_text, fmt
 
 __all__ = ["author", "build_report", "write_files", "study_file", "recreate_command", "narrate", "author_payload",
@@ -352,6 +352,7 @@ def build_report(ws: Workspace, *, model: Any = None, critic_model: Any = None) 
                 _recommendations(ws)]
     _round_prose(sections, stated_numbers(ws))
     one_precision(sections, [f.get("value") for f in (ws.findings or {}).get("findings", [])])
+    column_precision(sections)
     glossary = glossary_section(sections)
     sections += [glossary] if glossary else []
     sections += [refs_section, signoff_section(ws.id, ws.created, (ws.study or {}).get("title") or "Study report"),
