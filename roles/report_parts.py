@@ -257,8 +257,11 @@ def column_precision(sections: Sequence[dict[str, Any]]) -> None:
         if any(re.match(r"(?i)unit\b", c) for c in cols) or t.get("caption") in ("Key numbers", "Gates"):
             return
         rows = t.get("rows") or []
+        # rows keyed by a number or a date (a return period, a year) hold one quantity per column; rows keyed by a
+        # label ("Failure spells", "Mean spell (days)") are a quantity each, unless the column's header names its unit
+        keyed = bool(rows) and all(re.match(r"[-\u2212]?[\d.,]+\b", str(r[0] if r else "")) for r in rows)
         for j, c in enumerate(cols):
-            if _NOT_ONE_QUANTITY.search(c):
+            if _NOT_ONE_QUANTITY.search(c) or not (keyed or re.search(r"\([^)]*[A-Za-z%][^)]*\)", c)):
                 continue
             cells = [r[j] if j < len(r) else None for r in rows]
             nums = [x for x in cells if isinstance(x, str) and _PLAIN.fullmatch(x.strip())]

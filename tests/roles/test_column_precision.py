@@ -33,3 +33,12 @@ def test_tables_of_many_quantities_and_columns_of_counts_are_left_alone():
     assert [r[1] for r in _run(counts)] == ["93", "96"]
     mixed = {"columns": ["Statistic", "Estimate"], "rows": [["a", "12.25"], ["b", "3"]]}  # not three figures
     assert _run(mixed)[1][1] == "3"
+
+
+def test_rows_keyed_by_a_label_are_a_quantity_each():
+    """A statistics table (label | value) holds a count in one row and a mean in the next: 'Failure spells 23' is a
+    count, not 23.0; a column whose header names its unit is one quantity whatever keys its rows."""
+    stats = {"columns": ["Statistic", "Value"], "rows": [["Failure spells", "23"], ["Mean spell (days)", "6.78"]]}
+    assert _run(stats)[0][1] == "23"
+    stations = {"columns": ["Station", "Distance (km)"], "rows": [["Bushkill Creek", "17"], ["Yards Creek", "17.3"]]}
+    assert _run(stations)[0][1] == "17.0"
