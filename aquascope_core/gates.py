@@ -104,7 +104,10 @@ def _min_years(p: Any, g: Mapping[str, Any]) -> tuple:
     path = g.get("path", "n_years")
     need = _num(g.get("value"), "value (the minimum number of years)")
     seen = _seen_num(_get(p, path), path)
-    return seen >= need, seen, need, f"{_fmt(seen)} years of record against at least {_fmt(need)} required"
+    # a count of years (n_years: the annual values, the calendar years a test compared) is said as a count; a length
+    # of record in years as a length
+    what = "years with values" if path.split(".")[-1] == "n_years" else "years of record"
+    return seen >= need, seen, need, f"{_fmt(seen)} {what} against at least {_fmt(need)} required"
 
 
 def _max_rp_factor(p: Any, g: Mapping[str, Any]) -> tuple:

@@ -418,7 +418,8 @@ def scope_for(recon: Mapping[str, Any], intake: Mapping[str, Any], playbook: Map
     ctx = recon.get("context", {}) or {}
     years = {k: float(v) for k, v in (ctx.get("years_by_variable") or {}).items() if v is not None}
     available = ctx.get("available")
-    derived: dict[str, Any] = {f"{k}_years": round(v, 1) for k, v in years.items()}
+    # the inventory's years as it states them (two decimals): a sentence prints the number its table prints
+    derived: dict[str, Any] = {f"{k}_years": round(v, 2) for k, v in years.items()}
     modelled = set(ctx.get("modelled") or [])
     for var in ("discharge", "precipitation", "pet", "temperature", "groundwater_level", "water_quality",
                 "potential_evapotranspiration", *years):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from aquascope_core.data.base import YEAR_LENGTH
 from aquascope_core.result import finish
 from aquascope_core.toolspec import ToolSpec
 from aquascope_core.verify import sig_text  # a summary's numbers at the report's precision: one rounding
@@ -34,6 +35,9 @@ def station_record(source: str, station_id: str, variable: str = "discharge", st
     span_years = ((last - first).days + 1) / 365.25
     resolution = s.attrs.get("resolution", "daily")
     by_year = values.groupby(values.index.year).size()
+    per_year = YEAR_LENGTH.get(resolution)
+    # the steps of a daily record between its first and last value that hold none (an upload lists no blank day)
+    expected = (last - first).days + 1 if resolution == "daily" else s.size
     payload = {
         "station": station_fields(desc, source, station_id),
         "variable": variable,
@@ -41,8 +45,10 @@ def station_record(source: str, station_id: str, variable: str = "discharge", st
         "resolution": resolution,
         "period": {"start": first.date().isoformat(), "end": last.date().isoformat()},
         "n_values": int(values.size),
-        "n_missing": int(s.size - values.size),
-        "years": round(span_years, 2),
+        "n_missing": int(max(expected - values.size, s.size - values.size)),
+        "years": round(span_years, 2),  # the span, first to last value (the sampling density's base)
+        # the record's length as the inventory states it: its values in years (gaps do not count)
+        "years_of_values": round(values.size / per_year, 2) if per_year else round(span_years, 2),
         "statistics": {"mean": float(values.mean()), "min": float(values.min()), "max": float(values.max()),
                        "median": float(values.median())},
         "record_by_year": [{"year": int(y), "n_values": int(n)} for y, n in by_year.items()],
@@ -104,7 +110,7 @@ SPECS = [
         kind="station",
         function="aquascope_core.tools.station:station_record",
         yields=("series_summary", "completeness"),
-        gates=({"check": "sampling_density", "value": 0.9}, {"check": "min_years", "value": 10, "path": "years"},
+        gates=({"check": "sampling_density", "value": 0.9}, {"check": "min_years", "value": 10, "path": "years_of_values"},
                {"check": "unit_present"}),
         figures=("series",),
         tables=("record_by_year",),

@@ -142,7 +142,7 @@ def _station_record_tables(payload: Mapping[str, Any]) -> list[dict[str, Any]]:
     per = payload.get("period") or {}
     return [{"columns": ["Period", "Values", "Missing", "Years", "Mean", "Max", "Unit"],
              "rows": [[f"{per.get('start')} to {per.get('end')}", f"{payload.get('n_values'):,}",
-                       payload.get("n_missing"), fmt(payload.get("years")), fmt(st.get("mean")), fmt(st.get("max")),
+                       payload.get("n_missing"), fmt(payload.get("years_of_values", payload.get("years"))), fmt(st.get("mean")), fmt(st.get("max")),
                        payload.get("unit")]], "caption": "The record"}]
     return []
 
