@@ -343,6 +343,17 @@ def lmoment_diagram(payload: Mapping[str, Any], context: Mapping[str, Any]) -> t
     return fig, note
 
 
+_UNIT_QUANTITY = {"m3/s": "Discharge", "ft3/s": "Discharge", "l/s": "Discharge", "mm": "Depth", "mm/d": "Rate",
+                  "m": "Level", "degC": "Temperature"}
+
+
+def _tested_quantity(context: Mapping[str, Any], unit: Any) -> str:
+    """What the tested series is, for its axis: the figure's caption names it ("Annual peaks with Sen's slope" ->
+    "Annual peaks"); without one, the quantity its unit measures ("Discharge")."""
+    head = str(context.get("caption") or "").split(" with ")[0].strip()
+    return head or _UNIT_QUANTITY.get(str(unit or ""), "Value")
+
+
 def trend(payload: Mapping[str, Any], context: Mapping[str, Any]) -> tuple[Any, str]:
     from aquascope_core.deliverables.style import new_figure
 
@@ -361,9 +372,10 @@ def trend(payload: Mapping[str, Any], context: Mapping[str, Any]) -> tuple[Any, 
     except (TypeError, ValueError):
         xs = [float(i) for i in range(1, len(ys) + 1)]
     fig, ax = new_figure()
-    ax.plot(xs, ys, "o-", color=colour("blue"), markersize=3, linewidth=0.7, label="tested series")
+    quantity = _tested_quantity(context, payload.get("unit") or args.get("unit"))
+    ax.plot(xs, ys, "o-", color=colour("blue"), markersize=3, linewidth=0.7, label=quantity[0].lower() + quantity[1:])
     tnote = _trend_line(ax, tr, xs)
-    ax.set_ylabel(unit_label(payload.get("unit") or args.get("unit"), "Tested series"))
+    ax.set_ylabel(unit_label(payload.get("unit") or args.get("unit"), quantity))
     ax.set_xlabel("Year" if min(xs) > 1000 else str(tr.get("time_unit") or "Time step").capitalize())
     legend_outside(ax)
     return fig, f"{len(ys)} values; {tnote}" if tnote else f"{len(ys)} values"
