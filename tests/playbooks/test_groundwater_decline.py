@@ -94,7 +94,7 @@ def test_long_record_branch_from_a_constructed_recon_and_the_gates_refuse_what_i
     assert out.branch == "long_record"
     assert [s.tool for s in out.study.steps] == ["station_record", "groundwater_level_trend"]
     notes = " ".join(out.study.plan["notes"])
-    assert "s3 (standardized_groundwater_index) dropped" in notes and "s5 (drought_propagation) dropped" in notes
+    assert "s3 (Standardised Groundwater level Index) dropped" in notes and "s5 (From rainfall to groundwater levels) dropped" in notes
     s2 = out.study.step("s2")
     assert s2.arguments["basis"] == "annual" and {"check": "min_years", "value": 10, "path": "annual.n_years"} in s2.expects
     run = out.run
