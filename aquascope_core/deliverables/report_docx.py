@@ -127,7 +127,8 @@ def _turned(table: Mapping[str, Any], cols: Sequence[str], width: int, max_rows:
     rows = [list(r) for r in table.get("rows") or []]
     if not rows or len(rows) > _TURN_ROWS or len(cols) < 2 or fits(cols, width, rows=rows[:max_rows]):
         return table
-    turned_cols = [cols[0], *(plain(str(r[0] if r else "")) for r in rows)]
+    # the first column named what each row was; turned, its cells name the quantities each row now holds
+    turned_cols = ["Quantity", *(plain(str(r[0] if r else "")) for r in rows)]
     turned_rows = [[cols[j], *(r[j] if j < len(r) else "" for r in rows)] for j in range(1, len(cols))]
     if not fits(turned_cols, width, rows=turned_rows):
         return table

@@ -56,7 +56,7 @@ def test_a_short_wide_table_is_turned_not_set_on_a_landscape_page():
     assert len(doc.sections) == 1  # no landscape section
     turned = doc.tables[1]
     assert len(turned.rows) == len(cols) and len(turned.columns) == 1 + len(rows)
-    assert [c.text for c in turned.rows[0].cells] == ["Skew", *(r[0] for r in rows)]
+    assert [c.text for c in turned.rows[0].cells] == ["Quantity", *(r[0] for r in rows)]
     assert turned.rows[4].cells[0].text == "2-year (ft3/s)" and turned.rows[4].cells[3].text == "23,000"
     long = {"caption": "Long", "columns": cols, "rows": rows * 4}
     doc = docx.Document(io.BytesIO(render_docx({"title": "t", "sections": [{"id": "s", "title": "S",
