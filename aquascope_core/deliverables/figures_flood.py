@@ -347,11 +347,21 @@ _UNIT_QUANTITY = {"m3/s": "Discharge", "ft3/s": "Discharge", "l/s": "Discharge",
                   "m": "Level", "degC": "Temperature"}
 
 
+_TREND_TITLE = "Series with Sen's slope"
+
+
 def _tested_quantity(context: Mapping[str, Any], unit: Any) -> str:
-    """What the tested series is, for its axis: the figure's caption names it ("Annual peaks with Sen's slope" ->
-    "Annual peaks"); without one, the quantity its unit measures ("Discharge")."""
-    head = str(context.get("caption") or "").split(" with ")[0].strip()
-    return head or _UNIT_QUANTITY.get(str(unit or ""), "Value")
+    """What the tested series is, for its axis: the plan's caption names it ("Annual peaks with Sen's slope" ->
+    "Annual peaks"); without one (the figure's default caption), the step's title ("Trend in the systematic peaks"
+    -> "Systematic peaks"); without either, the quantity its unit measures ("Discharge")."""
+    import re
+
+    caption = str(context.get("caption") or "")
+    head = caption.split(" with ")[0].strip() if caption and caption != _TREND_TITLE else ""
+    if not head:
+        m = re.match(r"(?i)\s*trends? (?:in|of) (?:the )?(.+)", str(context.get("title") or ""))
+        head = m.group(1).strip() if m else ""
+    return head[:1].upper() + head[1:] if head else _UNIT_QUANTITY.get(str(unit or ""), "Value")
 
 
 def trend(payload: Mapping[str, Any], context: Mapping[str, Any]) -> tuple[Any, str]:
@@ -386,5 +396,5 @@ MAKERS = [
                 folds={"trend_test": "trend", "bulletin17c_ema": None}),
     FigureMaker("frequency_curve", "Flood frequency curve", frequency_curve, "flood"),
     FigureMaker("lmoment_diagram", "L-moment ratio diagram", lmoment_diagram, "flood"),
-    FigureMaker("trend", "Series with Sen's slope", trend, "flood"),
+    FigureMaker("trend", _TREND_TITLE, trend, "flood"),
 ]

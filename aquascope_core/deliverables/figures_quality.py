@@ -60,7 +60,8 @@ def samples_by_parameter(payload: Mapping[str, Any], context: Mapping[str, Any])
         lo, hi = limits.get(p, (None, None))
         bad = [(x, y) for x, y in zip(xs, ys) if math.isfinite(y) and ((hi is not None and y > hi)
                                                                      or (lo is not None and y < lo))]
-        ax.plot(xs, ys, "o", color=colour("blue"), markersize=2.6 if len(xs) > 60 else 3.5)
+        # markers on the zero line drawn whole, not cut by the axis
+        ax.plot(xs, ys, "o", color=colour("blue"), markersize=2.6 if len(xs) > 60 else 3.5, clip_on=False)
         if bad:
             ax.plot([x for x, _ in bad], [y for _, y in bad], "o", color=colour("vermilion"), markersize=4.5)
         for v, style in ((hi, "--"), (lo, ":")):

@@ -44,7 +44,11 @@ def test_the_trend_axis_names_the_quantity_and_its_unit():
     fig, _ = figures_flood.trend(payload, ctx)
     assert fig.axes[0].get_ylabel() == "Annual maxima (m³/s)"
     plt.close(fig)
-    fig, _ = figures_flood.trend(payload, {**ctx, "caption": None})  # a tool's own figure: the unit's quantity
+    fig, _ = figures_flood.trend(payload, {**ctx, "caption": "Series with Sen's slope",  # the default caption
+                                           "title": "Trend in the systematic peaks"})
+    assert fig.axes[0].get_ylabel() == "Systematic peaks (m³/s)"
+    plt.close(fig)
+    fig, _ = figures_flood.trend(payload, {**ctx, "caption": None})  # neither: the quantity its unit measures
     assert fig.axes[0].get_ylabel() == "Discharge (m³/s)"
     assert "Tested series" not in fig.axes[0].get_ylabel()
     plt.close(fig)
