@@ -52,3 +52,14 @@ def test_the_trend_axis_names_the_quantity_and_its_unit():
     assert fig.axes[0].get_ylabel() == "Discharge (m³/s)"
     assert "Tested series" not in fig.axes[0].get_ylabel()
     plt.close(fig)
+
+
+def test_the_site_map_states_a_record_length_as_the_tables_do():
+    """The site map's legend wrote the well's 2.67 years of values as '3 y' (and Flat Brook's 80.3 as '80 y')."""
+    from aquascope_core.deliverables.figures_site import holds
+
+    well = {"variables": [{"variable": "groundwater_level", "resolution": "daily", "years": 2.67, "usable": True}]}
+    assert "2.67 y" in holds(well)
+    gauge = {"variables": [{"variable": "discharge", "resolution": "daily", "years": 80.34, "usable": True},
+                           {"variable": "discharge", "resolution": "daily", "years": 57.0, "usable": False}]}
+    assert "80.3 y" in holds(gauge) and "57 y" in holds(gauge)
