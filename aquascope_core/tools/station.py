@@ -7,8 +7,7 @@ from typing import Any, Sequence
 from aquascope_core.data.base import YEAR_LENGTH
 from aquascope_core.result import finish
 from aquascope_core.toolspec import ToolSpec
-from aquascope_core.verify import sig_text  # a summary's numbers at the report's precision: one rounding
-from aquascope_core.tools.context import DataContext, provenance_rows, resolve, station_fields
+from aquascope_core.tools.context import DataContext, provenance_rows, resolve, station_fields, summary_number
 from aquascope_core.tools.plotdata import plot_series
 
 __all__ = ["station_record", "annual_maxima", "SPECS", "STATION_ARGS"]
@@ -96,7 +95,7 @@ def annual_maxima(source: str, station_id: str, variable: str = "discharge", wat
         vals = payload["values"]
         payload["summary"] = (f"{payload['n_years']} annual maxima, {payload.get('label', basis)}, "
                               f"{min(payload['water_years'])}-{max(payload['water_years'])}, "
-                              f"largest {sig_text(max(vals))} {payload.get('unit') or ''}").rstrip()
+                              f"largest {summary_number(max(vals))} {payload.get('unit') or ''}").rstrip()
     return finish(payload, "annual_maxima",
                   {"source": source, "station_id": station_id, "variable": variable,
                    "water_year_start_month": water_year_start_month, "min_days": min_days, "exclude_years": drop},

@@ -54,3 +54,13 @@ def test_the_summary_rounds_the_slope_once_as_the_table_does():
     assert abs(out["trend"]["sen_slope"] - slope) < 1e-9
     assert f"Sen's slope {fmt(out['trend']['sen_slope'])} " in out["summary"], out["summary"]
     assert "0.0547 " in out["summary"] and "0.05475" not in out["summary"]
+
+
+def test_a_whole_slope_reads_as_the_table_prints_it():
+    """Big Sandy's Sen's slope is exactly -42 ft3/s per year: the summary wrote -42.0 (three figures) while the table,
+    the gate and the figure wrote -42."""
+    from roles.specialists.common import fmt
+
+    out = trend_test([5000 - 42.0 * i for i in range(20)], times=list(range(1930, 1950)), unit="ft3/s")
+    assert out["trend"]["sen_slope"] == -42.0
+    assert f"Sen's slope {fmt(out['trend']['sen_slope'])} ft3/s per year" in out["summary"], out["summary"]
