@@ -230,7 +230,9 @@ def _trend_on_series(p: Any, g: Mapping[str, Any]) -> tuple:
     ok = pv >= alpha
     direction = tr.get("trend", "a trend")
     slope = tr.get("sen_slope")
-    extra = f", Sen's slope {slope:.3g} {tr.get('slope_unit') or ''}".rstrip() if isinstance(slope, (int, float)) else ""
+    from aquascope_core.tools.context import summary_number  # the slope as the step's table and summary print it
+
+    extra = f", Sen's slope {summary_number(slope)} {tr.get('slope_unit') or ''}".rstrip() if isinstance(slope, (int, float)) else ""
     # "significant" only with the test named and its p below alpha
     return ok, pv, alpha, (f"Mann-Kendall p = {pv:.3g}{extra}: " + (f"no trend at the {alpha:g} level (p not below it)"
                                                                     if ok else f"{direction} significant at the "

@@ -62,7 +62,7 @@ def _trend_line(ax: Any, trend: Mapping[str, Any], xs: Sequence[float]) -> str:
     p = trend.get("p_value")
     ptxt = f", p = {p:.3g}" if isinstance(p, (int, float)) else ""
     ax.plot([x0, x1], [icpt + slope * x0, icpt + slope * x1], color=colour("vermilion"), linestyle="--",
-            linewidth=1.3, label=f"Sen's slope {slope:.3g} {trend.get('slope_unit') or ''} (Mann-Kendall: {word}{ptxt})")
+            linewidth=1.3, label=f"Sen's slope {_slope_text(slope)} {trend.get('slope_unit') or ''} (Mann-Kendall: {word}{ptxt})")
     return f"the dashed line is Sen's slope (Mann-Kendall: {word}{ptxt})"
 
 
@@ -341,6 +341,13 @@ def lmoment_diagram(payload: Mapping[str, Any], context: Mapping[str, Any]) -> t
     if n:
         note += f" ({n} annual maxima)"
     return fig, note
+
+
+def _slope_text(slope: float) -> str:
+    """The slope as the step's table and summary print it (-42.0, not -42 by "%.3g")."""
+    from aquascope_core.tools.context import summary_number
+
+    return summary_number(slope)
 
 
 _UNIT_QUANTITY = {"m3/s": "Discharge", "ft3/s": "Discharge", "l/s": "Discharge", "mm": "Depth", "mm/d": "Rate",

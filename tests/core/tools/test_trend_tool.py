@@ -57,10 +57,22 @@ def test_the_summary_rounds_the_slope_once_as_the_table_does():
 
 
 def test_a_whole_slope_reads_as_the_table_prints_it():
-    """Big Sandy's Sen's slope is exactly -42 ft3/s per year: the summary wrote -42.0 (three figures) while the table,
-    the gate and the figure wrote -42."""
+    """A slope exactly whole (-42 ft3/s per year) is written whole, as fmt writes it in the step's table; one of
+    -42.02 is -42.0 in the summary, the table, the gate's detail and the figure's legend (the gate and the legend
+    wrote "%.3g", which drops the zero: -42)."""
     from roles.specialists.common import fmt
 
     out = trend_test([5000 - 42.0 * i for i in range(20)], times=list(range(1930, 1950)), unit="ft3/s")
     assert out["trend"]["sen_slope"] == -42.0
     assert f"Sen's slope {fmt(out['trend']['sen_slope'])} ft3/s per year" in out["summary"], out["summary"]
+
+
+def test_the_gate_and_the_legend_print_the_slope_as_the_summary_does():
+    from aquascope_core.gates import evaluate
+
+    out = trend_test([5000 - 42.0202 * i + (60 if i % 2 else -60) for i in range(20)], times=list(range(1930, 1950)),
+                     unit="ft3/s")
+    slope = out["trend"]["sen_slope"]
+    assert f"{slope:.3g}" != f"{slope:.1f}" and f"Sen's slope {slope:.1f} " in out["summary"]  # -42.0, not -42
+    gate = evaluate([{"check": "trend_on_series", "path": "trend", "value": 0.0}], out)[0]
+    assert f"Sen's slope {slope:.1f} ft3/s per year" in gate["detail"], gate["detail"]
