@@ -104,7 +104,10 @@ def _min_years(p: Any, g: Mapping[str, Any]) -> tuple:
     path = g.get("path", "n_years")
     need = _num(g.get("value"), "value (the minimum number of years)")
     seen = _seen_num(_get(p, path), path)
-    return seen >= need, seen, need, f"{_fmt(seen)} years of record against at least {_fmt(need)} required"
+    # a count of years (n_years: the annual values, the calendar years a test compared) is said as a count; a length
+    # of record in years as a length
+    what = "years with values" if path.split(".")[-1] == "n_years" else "years of record"
+    return seen >= need, seen, need, f"{_fmt(seen)} {what} against at least {_fmt(need)} required"
 
 
 def _max_rp_factor(p: Any, g: Mapping[str, Any]) -> tuple:
@@ -227,7 +230,9 @@ def _trend_on_series(p: Any, g: Mapping[str, Any]) -> tuple:
     ok = pv >= alpha
     direction = tr.get("trend", "a trend")
     slope = tr.get("sen_slope")
-    extra = f", Sen's slope {slope:.3g} {tr.get('slope_unit') or ''}".rstrip() if isinstance(slope, (int, float)) else ""
+    from aquascope_core.tools.context import summary_number  # the slope as the step's table and summary print it
+
+    extra = f", Sen's slope {summary_number(slope)} {tr.get('slope_unit') or ''}".rstrip() if isinstance(slope, (int, float)) else ""
     # "significant" only with the test named and its p below alpha
     return ok, pv, alpha, (f"Mann-Kendall p = {pv:.3g}{extra}: " + (f"no trend at the {alpha:g} level (p not below it)"
                                                                     if ok else f"{direction} significant at the "

@@ -418,7 +418,8 @@ def scope_for(recon: Mapping[str, Any], intake: Mapping[str, Any], playbook: Map
     ctx = recon.get("context", {}) or {}
     years = {k: float(v) for k, v in (ctx.get("years_by_variable") or {}).items() if v is not None}
     available = ctx.get("available")
-    derived: dict[str, Any] = {f"{k}_years": round(v, 1) for k, v in years.items()}
+    # the inventory's years as it states them (two decimals): a sentence prints the number its table prints
+    derived: dict[str, Any] = {f"{k}_years": round(v, 2) for k, v in years.items()}
     modelled = set(ctx.get("modelled") or [])
     for var in ("discharge", "precipitation", "pet", "temperature", "groundwater_level", "water_quality",
                 "potential_evapotranspiration", *years):
@@ -551,6 +552,16 @@ def render(obj: Any, scope: Mapping[str, Any], *, keep: tuple[str, ...] = ("resu
     return obj
 
 
+def _step_words(raw: Mapping[str, Any]) -> str:
+    """A step as a plan note names it to the client: its title, or its method's (or tool's) label, never the id."""
+    title = str(raw.get("title") or "")
+    if title and "{{" not in title:
+        return title
+    from aquascope_core.registry import label_of
+
+    return label_of(str(raw.get("method") or raw.get("tool") or ""))
+
+
 def _value(expr: str, scope: Mapping[str, Any]) -> Any:
     try:
         return get_path(scope, expr)
@@ -603,8 +614,8 @@ def _branch_steps(branch: Mapping[str, Any], scope: Mapping[str, Any], ctx: Mapp
             st = _nearest_station(scope, raw["station_variable"])
             if st is None:
                 if raw.get("optional"):
-                    notes.append(f"step {raw['id']} ({raw['tool']}) dropped: no station with "
-                                 f"{raw['station_variable']} within reach")
+                    notes.append(f"step {raw['id']} ({_step_words(raw)}) dropped: no station with "
+                                 f"{str(raw['station_variable']).replace('_', ' ')} within reach")
                     dropped.add(raw["id"])
                     continue
                 raise DeclinedError(f"The plan needs a station with {raw['station_variable']} and none is within reach.")
@@ -614,13 +625,13 @@ def _branch_steps(branch: Mapping[str, Any], scope: Mapping[str, Any], ctx: Mapp
         step.depends_on = [d for d in step.depends_on if d not in dropped]
         if any(d in dropped for d in raw.get("depends_on", []) or []):
             dropped.add(step.id)
-            notes.append(f"step {step.id} ({step.tool}) dropped: it depends on a dropped step")
+            notes.append(f"step {step.id} ({_step_words(raw)}) dropped: it depends on a dropped step")
             continue
         if step.method:
             verdict = assess_method(step.method, ctx, variable=raw.get("station_variable") or branch.get("variable"))
             if verdict["status"] == "not_defensible":
                 if step.optional:
-                    notes.append(f"step {step.id} ({step.tool}) dropped: {verdict['label']} is not defensible here "
+                    notes.append(f"step {step.id} ({_step_words(raw)}) dropped: {verdict['label']} is not defensible here "
                                  f"({verdict['reason']})")
                     dropped.add(step.id)
                     continue

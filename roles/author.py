@@ -25,7 +25,7 @@ from aquascope_core.workspace import ArtifactStore, Workspace
 from roles.critic import evidence_pool
 from roles.prose import checked_sentences
 from roles.specialists import recommendations, step_tables
-from roles.report_parts import drop_empty_columns, glossary_section, one_precision, requests_not_met, scrub_paths, signoff_section, step_source
+from roles.report_parts import column_precision, drop_empty_columns, glossary_section, one_precision, requests_not_met, scrub_paths, signoff_section, step_source
 from roles.specialists.common import band_text, fmt
 
 __all__ = ["author", "build_report", "write_files", "study_file", "recreate_command", "narrate", "author_payload",
@@ -119,9 +119,20 @@ def _gate_rows(gates: Sequence[Mapping[str, Any]]) -> list[list[Any]]:
         thr = g.get("threshold")
         thr = " to ".join(fmt(x) for x in thr) if isinstance(thr, list) and all(isinstance(x, (int, float)) for x in thr) \
             else (fmt(thr) if isinstance(thr, (int, float)) else (", ".join(map(str, thr)) if isinstance(thr, list) else (thr or "")))
-        rows.append([g.get("check"), "passed" if g.get("passed") else "FAILED", seen, thr,
-                     _detail(g.get("detail", ""))])
+        rows.append([g.get("check"), "passed" if g.get("passed") else "FAILED", seen, thr, _gate_detail(g)])
     return rows
+
+
+def _gate_detail(g: Mapping[str, Any]) -> str:
+    """What the gate checked, in words: a presence gate (not_empty) says the result the report quotes is there and
+    how many values it holds, not the internal field it read ("best.r holds 1 value(s)")."""
+    if g.get("check") == "not_empty":
+        n = g.get("seen")
+        if not g.get("passed"):
+            return "the result the report quotes is missing or empty"
+        count = f"{n:,} values" if isinstance(n, int) and n != 1 else "one value"
+        return f"the result the report quotes is present ({count})"
+    return _detail(g.get("detail", ""))
 
 
 def _detail(text: Any) -> str:
@@ -343,6 +354,7 @@ def build_report(ws: Workspace, *, model: Any = None, critic_model: Any = None) 
                 _recommendations(ws)]
     _round_prose(sections, stated_numbers(ws))
     one_precision(sections, [f.get("value") for f in (ws.findings or {}).get("findings", [])])
+    column_precision(sections)
     glossary = glossary_section(sections)
     sections += [glossary] if glossary else []
     sections += [refs_section, signoff_section(ws.id, ws.created, (ws.study or {}).get("title") or "Study report"),

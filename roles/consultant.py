@@ -450,6 +450,10 @@ def scope_decline(limit: Mapping[str, str]) -> str:
             "(\"100-year design flow at the site\") or a water-quality status from samples.")
 
 
+def _lower_first(title: str) -> str:
+    return title[:1].lower() + title[1:] if title[1:2].islower() else title
+
+
 def unread_decline(text: str) -> str:
     """The sentence declining a text the crew could not read as any study, with the studies it can do."""
     examples = {
@@ -461,7 +465,9 @@ def unread_decline(text: str) -> str:
         "ungauged_flow": "\"Mean flow and Q95 at an ungauged site of 250 km2\"",
         "water_quality": "\"Does the river meet the aquatic-life guidelines?\" (with the samples)",
     }
-    listed = "; ".join(f"{pid} ({examples.get(pid, p.get('title', pid))})"
+    # each study by its title (the client's words, not the playbook's id), with a question it answers
+    listed = "; ".join(f"{_lower_first(p.get('title') or pid.replace('_', ' '))} ({examples[pid]})" if pid in examples
+                       else _lower_first(p.get("title") or pid.replace("_", " "))
                        for pid, p in ((p["id"], p) for p in playbooks.list_playbooks()))
     shown = text.strip() if len(text.strip()) <= 80 else text.strip()[:77] + "..."
     return (f"The question \"{shown}\" does not match any study the crew can do, so it was not planned. "

@@ -13,7 +13,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from aquascope_core.verify import sig_text
 from roles.specialists.common import fmt
 
-__all__ = ["drop_empty_columns", "signoff_section", "glossary_section", "GLOSSARY", "step_source", "requests_not_met", "one_precision",
+__all__ = ["drop_empty_columns", "signoff_section", "glossary_section", "GLOSSARY", "step_source", "requests_not_met", "one_precision", "column_precision",
            "scrub_paths", "report_text"]
 
 # term -> (how it is found in the text, what it means); found case-sensitively for acronyms
@@ -234,6 +234,49 @@ def one_precision(sections: Sequence[dict[str, Any]], values: Iterable[Any]) -> 
                     # a cell printed at a lone trailing 5 keeps its printed figures: rounding it again could move it
                     # to the wrong side (double rounding), and the report never prints a number its result lacks
                     r[j] = r[j] if isinstance(r[j], str) and _rounds_twice(r[j]) else fmt(float(v))
+
+    def walk(s: dict[str, Any]) -> None:
+        for t in s.get("tables") or []:
+            fix(t)
+        for sub in s.get("subsections") or []:
+            walk(sub)
+
+    for s in sections:
+        walk(s)
+
+
+_NOT_ONE_QUANTITY = re.compile(r"(?i)year|return period|aep|probability|count|^n$|months|days|values|samples|seen|"
+                               r"threshold|^unit")
+_PLAIN = re.compile(r"[-\u2212]?\d{1,3}(?:,\d{3})*(?:\.\d+)?|[-\u2212]?\d+(?:\.\d+)?")
+
+
+def column_precision(sections: Sequence[dict[str, Any]]) -> None:
+    """One precision per quantity in a table: a column of one measured quantity (its unit the column's, not a
+    row's: a table with a Unit column holds a different quantity in each row) printed at three significant figures
+    writes a whole value with its trailing zeros, as the others are written ("93.0" between "70.1" and "113", not
+    "93": :func:`fmt` writes a float that is exactly whole without them). Counts, years, return periods,
+    probabilities and a gate's seen and threshold values are left as they are."""
+    def fix(t: dict[str, Any]) -> None:
+        cols = [str(c) for c in t.get("columns") or []]
+        if any(re.match(r"(?i)unit\b", c) for c in cols) or t.get("caption") in ("Key numbers", "Gates"):
+            return
+        rows = t.get("rows") or []
+        # rows keyed by a number or a date (a return period, a year) hold one quantity per column; rows keyed by a
+        # label ("Failure spells", "Mean spell (days)") are a quantity each, unless the column's header names its unit
+        keyed = bool(rows) and all(re.match(r"[-\u2212]?[\d.,]+\b", str(r[0] if r else "")) for r in rows)
+        for j, c in enumerate(cols):
+            if _NOT_ONE_QUANTITY.search(c) or not (keyed or re.search(r"\([^)]*[A-Za-z%][^)]*\)", c)):
+                continue
+            cells = [r[j] if j < len(r) else None for r in rows]
+            nums = [x for x in cells if isinstance(x, str) and _PLAIN.fullmatch(x.strip())]
+            # a measured quantity: some cell carries decimals and every decimal cell three figures
+            decimal = [x for x in nums if "." in x]
+            if not decimal or any(_sig_digits(x) != 3 for x in decimal):
+                continue
+            for r in rows:
+                x = r[j] if j < len(r) else None
+                if isinstance(x, str) and x in nums and "." not in x and (v := _as_number(x)) and abs(v) < 100:
+                    r[j] = sig_text(v, 3)
 
     def walk(s: dict[str, Any]) -> None:
         for t in s.get("tables") or []:

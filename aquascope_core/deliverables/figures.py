@@ -336,7 +336,7 @@ def _draw_all(study: Mapping[str, Any], results: Mapping[str, Any], params: Mapp
             deps = _dependents(steps, results, sid, maker.folds if maker else {})
             slot.update(payload=res.get("payload"), deps=deps,
                         ctx={"step": sid, "tool": res.get("tool"), "arguments": res.get("arguments") or {},
-                             "params": params, "inventory": inventory or {}, "dependents": deps})
+                             "caption": output.get("caption"), "title": step.get("title"), "params": params, "inventory": inventory or {}, "dependents": deps})
             if (sid, kind) in hosts:
                 slot["host"] = hosts[sid, kind]  # drawn into an earlier figure, if that one is drawn
             for d in deps:

@@ -113,7 +113,7 @@ def station_label(payload: Mapping[str, Any]) -> str:
 def unit_label(unit: Any, quantity: str = "") -> str:
     u = str(unit or "").strip()
     pretty = {"m3/s": "m³/s", "ft3/s": "ft³/s", "km2": "km²", "hm3": "hm³", "m3": "m³", "degC": "°C",
-              "mm/d": "mm/day"}.get(u, u)
+              "mm/d": "mm/day", "ug/L": "µg/L"}.get(u, u)
     if quantity:
         return f"{quantity} ({pretty})" if pretty else quantity
     return pretty

@@ -10,6 +10,7 @@ from aquascope_core.deliverables.figures_base import (FigureDataMissing, FigureM
                                                       legend_outside, need, numbers)
 from aquascope_core.deliverables.figures_flow import plot_dates
 from aquascope_core.deliverables.style import DROUGHT_CLASSES, colour
+from aquascope_core.tools.context import summary_number as _summary_number  # the slope as its table prints it
 from aquascope_core.verify import sig_text
 
 __all__ = ["MAKERS", "class_colour"]
@@ -174,7 +175,7 @@ def groundwater_levels(payload: Mapping[str, Any], context: Mapping[str, Any]) -
         word = payload.get("trend") or ""
         p = payload.get("p_value")
         ax.plot([x0, x1], [y0, y1], "--", color=colour("vermilion"), linewidth=1.3,
-                label=f"Sen's slope {slope:+.3g} {payload.get('slope_unit') or ''} ({word}"
+                label=f"Sen's slope {'+' if slope > 0 else ''}{_summary_number(slope)} {payload.get('slope_unit') or ''} ({word}"
                       + (f", p = {p:.3g})" if isinstance(p, (int, float)) else ")"))
         note = f"the dashed line has Sen's slope, drawn through the median month and level ({payload.get('basis')} test)"
     ax.set_ylabel(f"Groundwater level ({payload.get('unit') or ''})")

@@ -62,7 +62,7 @@ def _trend_line(ax: Any, trend: Mapping[str, Any], xs: Sequence[float]) -> str:
     p = trend.get("p_value")
     ptxt = f", p = {p:.3g}" if isinstance(p, (int, float)) else ""
     ax.plot([x0, x1], [icpt + slope * x0, icpt + slope * x1], color=colour("vermilion"), linestyle="--",
-            linewidth=1.3, label=f"Sen's slope {slope:.3g} {trend.get('slope_unit') or ''} (Mann-Kendall: {word}{ptxt})")
+            linewidth=1.3, label=f"Sen's slope {_slope_text(slope)} {trend.get('slope_unit') or ''} (Mann-Kendall: {word}{ptxt})")
     return f"the dashed line is Sen's slope (Mann-Kendall: {word}{ptxt})"
 
 
@@ -343,6 +343,34 @@ def lmoment_diagram(payload: Mapping[str, Any], context: Mapping[str, Any]) -> t
     return fig, note
 
 
+def _slope_text(slope: float) -> str:
+    """The slope as the step's table and summary print it (-42.0, not -42 by "%.3g")."""
+    from aquascope_core.tools.context import summary_number
+
+    return summary_number(slope)
+
+
+_UNIT_QUANTITY = {"m3/s": "Discharge", "ft3/s": "Discharge", "l/s": "Discharge", "mm": "Depth", "mm/d": "Rate",
+                  "m": "Level", "degC": "Temperature"}
+
+
+_TREND_TITLE = "Series with Sen's slope"
+
+
+def _tested_quantity(context: Mapping[str, Any], unit: Any) -> str:
+    """What the tested series is, for its axis: the plan's caption names it ("Annual peaks with Sen's slope" ->
+    "Annual peaks"); without one (the figure's default caption), the step's title ("Trend in the systematic peaks"
+    -> "Systematic peaks"); without either, the quantity its unit measures ("Discharge")."""
+    import re
+
+    caption = str(context.get("caption") or "")
+    head = caption.split(" with ")[0].strip() if caption and caption != _TREND_TITLE else ""
+    if not head:
+        m = re.match(r"(?i)\s*trends? (?:in|of) (?:the )?(.+)", str(context.get("title") or ""))
+        head = m.group(1).strip() if m else ""
+    return head[:1].upper() + head[1:] if head else _UNIT_QUANTITY.get(str(unit or ""), "Value")
+
+
 def trend(payload: Mapping[str, Any], context: Mapping[str, Any]) -> tuple[Any, str]:
     from aquascope_core.deliverables.style import new_figure
 
@@ -361,9 +389,10 @@ def trend(payload: Mapping[str, Any], context: Mapping[str, Any]) -> tuple[Any, 
     except (TypeError, ValueError):
         xs = [float(i) for i in range(1, len(ys) + 1)]
     fig, ax = new_figure()
-    ax.plot(xs, ys, "o-", color=colour("blue"), markersize=3, linewidth=0.7, label="tested series")
+    quantity = _tested_quantity(context, payload.get("unit") or args.get("unit"))
+    ax.plot(xs, ys, "o-", color=colour("blue"), markersize=3, linewidth=0.7, label=quantity[0].lower() + quantity[1:])
     tnote = _trend_line(ax, tr, xs)
-    ax.set_ylabel(unit_label(payload.get("unit") or args.get("unit"), "Tested series"))
+    ax.set_ylabel(unit_label(payload.get("unit") or args.get("unit"), quantity))
     ax.set_xlabel("Year" if min(xs) > 1000 else str(tr.get("time_unit") or "Time step").capitalize())
     legend_outside(ax)
     return fig, f"{len(ys)} values; {tnote}" if tnote else f"{len(ys)} values"
@@ -374,5 +403,5 @@ MAKERS = [
                 folds={"trend_test": "trend", "bulletin17c_ema": None}),
     FigureMaker("frequency_curve", "Flood frequency curve", frequency_curve, "flood"),
     FigureMaker("lmoment_diagram", "L-moment ratio diagram", lmoment_diagram, "flood"),
-    FigureMaker("trend", "Series with Sen's slope", trend, "flood"),
+    FigureMaker("trend", _TREND_TITLE, trend, "flood"),
 ]

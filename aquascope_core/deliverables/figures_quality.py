@@ -4,6 +4,7 @@ are several) against its categories with the failed share of each parameter, and
 from __future__ import annotations
 
 import math
+import re
 import textwrap
 from typing import Any, Mapping
 
@@ -59,7 +60,8 @@ def samples_by_parameter(payload: Mapping[str, Any], context: Mapping[str, Any])
         lo, hi = limits.get(p, (None, None))
         bad = [(x, y) for x, y in zip(xs, ys) if math.isfinite(y) and ((hi is not None and y > hi)
                                                                      or (lo is not None and y < lo))]
-        ax.plot(xs, ys, "o", color=colour("blue"), markersize=2.6 if len(xs) > 60 else 3.5)
+        # markers on the zero line drawn whole, not cut by the axis
+        ax.plot(xs, ys, "o", color=colour("blue"), markersize=2.6 if len(xs) > 60 else 3.5, clip_on=False)
         if bad:
             ax.plot([x for x, _ in bad], [y for _, y in bad], "o", color=colour("vermilion"), markersize=4.5)
         for v, style in ((hi, "--"), (lo, ":")):
@@ -67,6 +69,14 @@ def samples_by_parameter(payload: Mapping[str, Any], context: Mapping[str, Any])
                 ax.axhline(v, color=colour("vermilion"), linestyle=style, linewidth=1.0)
                 n_lines += 1
         unit = unit_label(d.get("unit"))
+        finite = [y for y in ys if math.isfinite(y)]
+        if _concentration(d.get("unit")) and finite and min(finite) >= 0:
+            # a concentration's axis starts at 0 (a linear axis about a flat line of zeros read as negative values)
+            top = max([*finite, *(v for v in (hi, lo) if isinstance(v, (int, float)) and v > 0)])
+            ax.set_ylim(0, top * 1.08 if top > 0 else 1.0)
+            if top == 0:
+                ax.text(0.5, 0.55, f"all {len(finite)} samples read 0", transform=ax.transAxes, ha="center",
+                        fontsize=7, color=colour("grey"))
         ax.set_title(f"{p} ({unit})" if unit and unit != p else p, fontsize=8, loc="left", fontweight="normal")
         ax.tick_params(labelsize=7)
         locator = AutoDateLocator(minticks=2, maxticks=4)
@@ -82,6 +92,14 @@ def samples_by_parameter(payload: Mapping[str, Any], context: Mapping[str, Any])
     if left > 0:
         note += f"; {left} further parameter(s) not shown"
     return fig, note
+
+
+_CONCENTRATION = re.compile(r"^\s*[munpµ]?g\s*/\s*(m?L|l|m3|kg)\s*$|^\s*(cfu|mpn|count)s?\s*/\s*\d*\s*m?L\s*$", re.I)
+
+
+def _concentration(unit: Any) -> bool:
+    """Whether a unit is a concentration (mass or count per volume or mass: mg/L, ug/L, cfu/100 mL)."""
+    return bool(unit) and bool(_CONCENTRATION.match(str(unit).replace("μ", "µ")))
 
 
 def _category(v: float) -> tuple[str, str]:

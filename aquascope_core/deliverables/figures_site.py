@@ -39,8 +39,11 @@ def holds(station: Mapping[str, Any]) -> str:
         name = _SHORT.get(name, name.replace("_", " "))
         txt = name if res in ("annual", "") or name == "peaks" else f"{res} {name}"
         yrs = v.get("years")
-        if isinstance(yrs, (int, float)):
-            txt += f" {yrs:.0f} y"
+        if isinstance(yrs, (int, float)) and not isinstance(yrs, bool):
+            # the record's length as the report's tables print it (2.67 years, not "3 y"; 80.3, not 80)
+            from aquascope_core.verify import sig_text
+
+            txt += f" {int(yrs) if float(yrs).is_integer() else sig_text(float(yrs))} y"
         if not (v.get("offline") or v.get("usable")):
             txt += ", not held"
         parts.append(txt)

@@ -116,6 +116,25 @@ def _widths(t: Any, cols: Sequence[str], rows: Sequence[Sequence[Any]], width: i
                 row_cells[j].width = emu
 
 
+_TURN_ROWS = 3  # a table of at most this many rows too wide for the portrait page is printed turned
+
+
+def _turned(table: Mapping[str, Any], cols: Sequence[str], width: int, max_rows: int) -> Mapping[str, Any]:
+    """A short table too wide for the portrait text width (a row or three across thirteen columns: the skew
+    sensitivity of a Bulletin 17C study) printed with its rows and columns exchanged when that fits, each of its
+    columns a row: a landscape page of its own for three rows left the page before it near empty, its table alone
+    at the top. Any other table is returned as it is."""
+    rows = [list(r) for r in table.get("rows") or []]
+    if not rows or len(rows) > _TURN_ROWS or len(cols) < 2 or fits(cols, width, rows=rows[:max_rows]):
+        return table
+    # the first column named what each row was; turned, its cells name the quantities each row now holds
+    turned_cols = ["Quantity", *(plain(str(r[0] if r else "")) for r in rows)]
+    turned_rows = [[cols[j], *(r[j] if j < len(r) else "" for r in rows)] for j in range(1, len(cols))]
+    if not fits(turned_cols, width, rows=turned_rows):
+        return table
+    return {**table, "columns": turned_cols, "rows": turned_rows}
+
+
 def _table(doc: Any, table: Mapping[str, Any], number: int, pointer: str | None, max_rows: int, width: int) -> None:
     from docx.enum.text import WD_ALIGN_PARAGRAPH
     from docx.shared import Pt
@@ -272,6 +291,8 @@ def render_docx(report: Mapping[str, Any], images: Callable[[str], bytes | None]
         for t in s.get("tables") or []:
             counter["table"] += 1
             sheet = (table_sheets or {}).get(counter["table"])
+            cols = [plain(str(c)) for c in t.get("columns") or []]
+            t = _turned(t, cols, int(width), max_rows)
             cols = [plain(str(c)) for c in t.get("columns") or []]
             orient(not fits(cols, int(width), rows=list(t.get("rows") or [])[:max_rows]))
             wide = doc.sections[-1]

@@ -111,7 +111,7 @@ def regional_skew(*, state: str | None = None, huc8: str | None = None) -> dict[
         ok = row is not None and row["status"] == _STATUS_OK and reason is None and out["skew"] is not None
         if row is not None and reason is None and not ok:
             reason = (f"the {row['skew_region']} row for {st} is {row['status']}: no published Bulletin 17C regional "
-                      "skew is in the table; supply regional_skew and regional_skew_mse from the state's report")
+                      "skew is in the table; supply the regional skew and its mean square error from the state's report")
         out["ok"] = ok
         if reason:
             out["reason"] = reason

@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Iterable, Literal, Mapping
 
 from aquascope_core.errors import InputError
+from aquascope_core.verify import sig_text
 from aquascope_core.families import collect
 
 __all__ = [
@@ -197,11 +198,13 @@ def assess_method(method_id: str, ctx: SiteContext | Mapping[str, Any], *, varia
     if row.resolution in _RESOLUTION_RANK and have in _RESOLUTION_RANK and _RESOLUTION_RANK[have] > _RESOLUTION_RANK[row.resolution]:
         return verdict("not_defensible", f"needs {row.resolution} {row.variable}; the record is {have}")
     lo = row.marginal_years if row.marginal_years is not None else row.min_years
+    # the record's length as the inventory and the report's tables state it (2.67 years, not "3"), the variable in words
+    held = f"{sig_text(years) if not float(years).is_integer() else int(years)} years of {row.variable.replace('_', ' ')}"
     if lo is not None and years < lo:
-        return verdict("not_defensible", f"{years:.0f} years of {row.variable}; the method needs at least {lo:g} (defensible from {row.min_years:g})")
+        return verdict("not_defensible", f"{held}; the method needs at least {lo:g} (defensible from {row.min_years:g})")
     if row.min_years is not None and years < row.min_years:
-        return verdict("marginal", f"{years:.0f} years of {row.variable}: marginal (defensible from {row.min_years:g} years)")
-    return verdict("defensible", f"{years:.0f} years of {row.variable}" + (f" (at least {row.min_years:g} needed)" if row.min_years else ""))
+        return verdict("marginal", f"{held}: marginal (defensible from {row.min_years:g} years)")
+    return verdict("defensible", held + (f" (at least {row.min_years:g} needed)" if row.min_years else ""))
 
 
 _ORDER = {"defensible": 0, "marginal": 1, "not_defensible": 2}

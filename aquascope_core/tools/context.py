@@ -12,9 +12,22 @@ from typing import Any, Mapping
 
 from aquascope_core.errors import DataNotFoundError, InputError
 
-__all__ = ["DataContext", "resolve", "table_entry", "INGEST_OPTIONS", "station_fields", "provenance_rows"]
+__all__ = ["DataContext", "resolve", "table_entry", "INGEST_OPTIONS", "station_fields", "provenance_rows",
+           "summary_number"]
 
 INGEST_OPTIONS = ("value_column", "date_column", "unit", "variable", "dayfirst")
+
+
+def summary_number(x: Any) -> str:
+    """A measured value as a tool's summary writes it, by the report's rule (the tables' numbers): three significant
+    figures, rounded once (0.0547459 -> "0.0547", 178.7 -> "179", 22,927 -> "22,900"); an exactly whole value below
+    a thousand written whole (-42.0 -> "-42", as the table of the same step prints it)."""
+    from aquascope_core.verify import sig_text
+
+    x = float(x)
+    if abs(x) < 1000 and x.is_integer():
+        return f"{int(x)}"
+    return sig_text(x, 3)
 
 
 def table_entry(name: str, content: Any, **options: Any) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from aquascope_core.errors import InputError
 from aquascope_core.result import finish
 from aquascope_core.result import source as source_row
 from aquascope_core.toolspec import ToolSpec
-from aquascope_core.tools.context import DataContext, provenance_rows, resolve, station_fields
+from aquascope_core.tools.context import DataContext, provenance_rows, resolve, station_fields, summary_number
 
 __all__ = ["flood_frequency", "trend_test", "annual_maximum_series", "bulletin17c_ema", "SPECS"]
 
@@ -89,7 +89,7 @@ def trend_test(values: Sequence[float], times: Sequence[float] | None = None, un
         payload["reason"] = trend.get("reason")
     else:
         payload["summary"] = (f"Mann-Kendall on {trend.get('n')} values: {trend.get('trend')} "
-                              f"(p = {trend.get('p_value'):.3g}), Sen's slope {trend.get('sen_slope'):.4g} "
+                              f"(p = {trend.get('p_value'):.3g}), Sen's slope {summary_number(trend.get('sen_slope'))} "
                               f"{trend.get('slope_unit') or ''}").rstrip()
     params = {"values": values, "times": times, "unit": unit, "alpha": alpha, "variant": variant}
     return finish(payload, "trend_test", resolved_parameters(trend_test, kwargs=params),
@@ -145,7 +145,7 @@ def annual_maximum_series(source: str, station_id: str, variable: str = "annual_
                 f"{len(sysm)} systematic annual peaks of {desc.get('name') or station_id}, {min(sysm)}-{max(sysm)}, and "
                 f"{len(hist)} historical peak{'s' if len(hist) != 1 else ''} ({', '.join(str(y) for y in hist)})")
         payload["summary"] = (f"{what}, in {unit}" + (f" ({meaning})" if meaning else "")
-                              + f"; largest {values[k]:.4g} in {years[k]}")
+                              + f"; largest {summary_number(values[k])} in {years[k]}")
     else:
         payload["reason"] = "the series holds no value"
     return finish(payload, "annual_maximum_series", {"source": source, "station_id": station_id, "variable": variable},
@@ -288,12 +288,10 @@ def bulletin17c_ema(source: str, station_id: str, variable: str = "peak_discharg
     if not payload["ok"]:
         payload["reason"] = fit.get("reason")
     else:
-        from aquascope_core.verify import sig_text  # the skew at the precision the tables print it
-
         i = T.index(100.0) if 100.0 in T else len(T) // 2
         payload["summary"] = (f"Bulletin 17C EMA on {fit.get('n_systematic')} systematic and {len(historical)} historical "
                               f"peaks over {fit.get('record_years')} years; weighted skew "
-                              f"{sig_text(fit['parameters']['skew_log'])}; {T[i]:g}-year flood {f['return_levels'][i]:.4g} {unit}"
+                              f"{summary_number(fit['parameters']['skew_log'])}; {T[i]:g}-year flood {summary_number(f['return_levels'][i])} {unit}"
                               + _codes_clause(pk))
     params = {"source": source, "station_id": station_id, "variable": variable, "return_periods": T,
               "confidence": confidence, "regional_skew": regional_skew, "regional_skew_mse": regional_skew_mse,

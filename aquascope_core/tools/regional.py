@@ -25,7 +25,7 @@ from aquascope_core import units
 from aquascope_core.errors import InputError
 from aquascope_core.result import finish
 from aquascope_core.toolspec import ToolSpec
-from aquascope_core.tools.context import DataContext, resolve
+from aquascope_core.tools.context import DataContext, resolve, summary_number
 
 __all__ = [
     "donor_candidates",
@@ -398,7 +398,7 @@ def transfer_signature(lat: float, lon: float, area_km2: float, candidates: list
     if not ok_all:
         payload["reason"] = "; ".join(f"{q}: {e['reason']}" for q, e in estimates.items() if not e["ok"])
     else:
-        parts = [f"{q} {e['estimate']:.4g} {e['unit']}" for q, e in estimates.items()]
+        parts = [f"{q} {summary_number(e['estimate'])} {e['unit']}" for q, e in estimates.items()]
         payload["summary"] = (f"from {payload['n_donors']} donor(s) ({', '.join(d['name'] or d['id'] for d in payload['donors'])}): "
                               + "; ".join(parts))
     params = {"lat": lat, "lon": lon, "area_km2": area_km2, "candidates": f"<{len(candidates)} rows>",
@@ -474,7 +474,7 @@ def regional_index_flood(lat: float, lon: float, area_km2: float, candidates: li
             "low": index_flood["band"]["low"] * growth_factor["band"]["low"],
             "high": index_flood["band"]["high"] * growth_factor["band"]["high"],
             "basis": "product of the ends of the 10-90 % donor ranges of the index flood and of the growth factor"}
-        payload["summary"] = (f"{T:g}-year flood {q:.4g} m3/s = index flood {index_flood['estimate']:.4g} m3/s x growth "
+        payload["summary"] = (f"{T:g}-year flood {summary_number(q)} m3/s = index flood {summary_number(index_flood['estimate'])} m3/s x growth "
                               f"factor {growth_factor['estimate']:.3g}, from {payload['n_donors']} donor(s)")
     else:
         payload["reason"] = "; ".join(f"{name}: {part.get('reason')}" for name, part in

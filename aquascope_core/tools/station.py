@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from aquascope_core.data.base import YEAR_LENGTH
 from aquascope_core.result import finish
 from aquascope_core.toolspec import ToolSpec
-from aquascope_core.tools.context import DataContext, provenance_rows, resolve, station_fields
+from aquascope_core.tools.context import DataContext, provenance_rows, resolve, station_fields, summary_number
 from aquascope_core.tools.plotdata import plot_series
 
 __all__ = ["station_record", "annual_maxima", "SPECS", "STATION_ARGS"]
@@ -33,6 +34,9 @@ def station_record(source: str, station_id: str, variable: str = "discharge", st
     span_years = ((last - first).days + 1) / 365.25
     resolution = s.attrs.get("resolution", "daily")
     by_year = values.groupby(values.index.year).size()
+    per_year = YEAR_LENGTH.get(resolution)
+    # the steps of a daily record between its first and last value that hold none (an upload lists no blank day)
+    expected = (last - first).days + 1 if resolution == "daily" else s.size
     payload = {
         "station": station_fields(desc, source, station_id),
         "variable": variable,
@@ -40,8 +44,10 @@ def station_record(source: str, station_id: str, variable: str = "discharge", st
         "resolution": resolution,
         "period": {"start": first.date().isoformat(), "end": last.date().isoformat()},
         "n_values": int(values.size),
-        "n_missing": int(s.size - values.size),
-        "years": round(span_years, 2),
+        "n_missing": int(max(expected - values.size, s.size - values.size)),
+        "years": round(span_years, 2),  # the span, first to last value (the sampling density's base)
+        # the record's length as the inventory states it: its values in years (gaps do not count)
+        "years_of_values": round(values.size / per_year, 2) if per_year else round(span_years, 2),
         "statistics": {"mean": float(values.mean()), "min": float(values.min()), "max": float(values.max()),
                        "median": float(values.median())},
         "record_by_year": [{"year": int(y), "n_values": int(n)} for y, n in by_year.items()],
@@ -89,7 +95,7 @@ def annual_maxima(source: str, station_id: str, variable: str = "discharge", wat
         vals = payload["values"]
         payload["summary"] = (f"{payload['n_years']} annual maxima, {payload.get('label', basis)}, "
                               f"{min(payload['water_years'])}-{max(payload['water_years'])}, "
-                              f"largest {max(vals):.4g} {payload.get('unit') or ''}").rstrip()
+                              f"largest {summary_number(max(vals))} {payload.get('unit') or ''}").rstrip()
     return finish(payload, "annual_maxima",
                   {"source": source, "station_id": station_id, "variable": variable,
                    "water_year_start_month": water_year_start_month, "min_days": min_days, "exclude_years": drop},
@@ -103,7 +109,7 @@ SPECS = [
         kind="station",
         function="aquascope_core.tools.station:station_record",
         yields=("series_summary", "completeness"),
-        gates=({"check": "sampling_density", "value": 0.9}, {"check": "min_years", "value": 10, "path": "years"},
+        gates=({"check": "sampling_density", "value": 0.9}, {"check": "min_years", "value": 10, "path": "years_of_values"},
                {"check": "unit_present"}),
         figures=("series",),
         tables=("record_by_year",),

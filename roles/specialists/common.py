@@ -22,7 +22,9 @@ LABELS = {"gev_lmoments": "GEV (L-moments)", "lp3_moments": "log-Pearson III (mo
 
 def fmt(x: Any) -> str:
     """A number as a report writes it: a count (an int) in full with separators; a measured value (a float) to
-    three significant figures ("22,900", "138", "97.5", "3.30", "0.0547")."""
+    three significant figures ("22,900", "138", "97.5", "3.30", "0.0547"). A float that is exactly whole is written
+    whole (93.0 -> "93": it may be a count held as a float); where it stands among other values of one quantity (a
+    table column) report_parts.column_precision writes its trailing zeros ("93.0")."""
     if x is None:
         return "n/a"
     if isinstance(x, bool) or not isinstance(x, (int, float)):
@@ -142,7 +144,7 @@ def _station_record_tables(payload: Mapping[str, Any]) -> list[dict[str, Any]]:
     per = payload.get("period") or {}
     return [{"columns": ["Period", "Values", "Missing", "Years", "Mean", "Max", "Unit"],
              "rows": [[f"{per.get('start')} to {per.get('end')}", f"{payload.get('n_values'):,}",
-                       payload.get("n_missing"), fmt(payload.get("years")), fmt(st.get("mean")), fmt(st.get("max")),
+                       payload.get("n_missing"), fmt(payload.get("years_of_values", payload.get("years"))), fmt(st.get("mean")), fmt(st.get("max")),
                        payload.get("unit")]], "caption": "The record"}]
     return []
 

@@ -399,7 +399,7 @@ def _bulletin17c_tables(payload: Mapping[str, Any]) -> list[dict[str, Any]]:
                        + [fmt(x * k1) for x in r.get("return_levels") or []] for r in sens]
         out.append({"columns": ["Skew", "Regional skew", "Its MSE", "Weighted skew"]
                     + [f"{fmt(T)}-year ({first or ''})" for T in rps], "rows": rows,
-                    "caption": "Sensitivity of the return levels to the skew (the design value uses the first row's)"})
+                    "caption": "Sensitivity of the return levels to the skew (the design value is the one so named)"})
     from roles.specialists.peakfq_tables import peakfq_tables
 
     out.extend(peakfq_tables(payload))

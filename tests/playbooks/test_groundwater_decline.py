@@ -79,7 +79,7 @@ def test_declines_say_why_and_ask_for_the_well_record():
     assert e.value.message.startswith("No groundwater level record was found within 50 km of the site")
     assert "Bring your well record" in e.value.message and e.value.recovery.startswith("Bring your well record")
     short = plan_and_run("groundwater_decline", *HESSE, tables={"well_2016.csv": well_csv("2016-01-01")})
-    assert short.declined.startswith("The groundwater level record within reach holds 0.9 years of values")
+    assert short.declined.startswith("The groundwater level record within reach holds 0.93 years of values")  # the inventory's figure, as its table prints it
 
 
 def test_long_record_branch_from_a_constructed_recon_and_the_gates_refuse_what_it_overstates():
@@ -94,12 +94,12 @@ def test_long_record_branch_from_a_constructed_recon_and_the_gates_refuse_what_i
     assert out.branch == "long_record"
     assert [s.tool for s in out.study.steps] == ["station_record", "groundwater_level_trend"]
     notes = " ".join(out.study.plan["notes"])
-    assert "s3 (standardized_groundwater_index) dropped" in notes and "s5 (drought_propagation) dropped" in notes
+    assert "s3 (Standardised Groundwater level Index) dropped" in notes and "s5 (From rainfall to groundwater levels) dropped" in notes
     s2 = out.study.step("s2")
     assert s2.arguments["basis"] == "annual" and {"check": "min_years", "value": 10, "path": "annual.n_years"} in s2.expects
     run = out.run
     assert not run.ok and run.stopped_at == "s1"
-    assert "3 years of record against at least 10 required" in run.results["s1"].failed_reason
+    assert "2.64 years of record against at least 10 required" in run.results["s1"].failed_reason  # its values, not its span
     assert run.results["s2"].status == "not_run"
     assert answer(out)["answer"].startswith("Whether the groundwater level at schwingbach_well.csv is declining is not "
                                             "established")
@@ -126,3 +126,28 @@ def test_the_crew_answers_the_groundwater_question_end_to_end(tmp_path):
         assert r.kind == "report" and r.payload["critique_ok"] is True
         slope = s.workspace().run["results"]["s2"]["payload"]["sen_slope"]
         assert f"{slope:.3g} m per year" in r.text and r.text.startswith("Screening only")
+
+
+def test_the_record_length_is_one_value_wherever_it_is_stated():
+    """The well's record has days without a reading (between 2014-01-01 and 2016-12-31): its length was stated as
+    2.67 years (the inventory's table), 2.7 (the branch's sentence, rounded again) and 3 (the record step's span, its
+    gate and the method's adequacy note). Its length is its values in years, one figure everywhere; the days of the
+    span without a value are its missing ones; the calendar years the seasonal test compares are said as a count."""
+    from datetime import date
+
+    from aquascope_core.registry import assess_method
+
+    out = plan_and_run("groundwater_decline", *HESSE, tables={"schwingbach_well.csv": well_csv()})
+    held = next(v for v in out.recon["stations"][0]["variables"] if v["variable"] == "groundwater_level")
+    years = f"{held['years']:.3g}"
+    s1 = out.run.results["s1"].payload
+    span_days = (date.fromisoformat(s1["period"]["end"]) - date.fromisoformat(s1["period"]["start"])).days + 1
+    assert f"{s1['years_of_values']:.3g}" == years != f"{s1['years']:.3g}"
+    assert s1["n_missing"] == span_days - s1["n_values"] > 0
+    assert f"holds only {years} years of groundwater levels" in out.study.plan["rationale"]
+    gate = next(g for g in out.run.results["s1"].gates if g["check"] == "min_years")
+    assert gate["detail"].startswith(f"{years} years of record"), gate["detail"]
+    seasonal = next(g for g in out.run.results["s2"].gates if g["check"] == "min_years")
+    assert "years with values" in seasonal["detail"], seasonal["detail"]
+    note = assess_method("groundwater_level_trend", out.recon["context"])["reason"]
+    assert note.startswith(f"{years} years of groundwater level"), note

@@ -43,13 +43,7 @@ def _registry_keys() -> set[str]:
     from aquascope_core.methods.water_quality import GUIDELINE_SETS
     from aquascope_core.registry import METHODS
 
-    return {k for k in {*METHODS, *TOOLS, *GUIDELINE_SETS} if "_" in k} - _NOT_YET_LABELLED
-
-
-# known gaps, still printed raw (a new leak of any other key fails): the playbook ids a declined study lists,
-# the argument names of the regional-skew note (regional_skew), and method ids in the upload studies' text
-_NOT_YET_LABELLED = {"supply_reliability", "run_of_river_reliability", "regional_skew", "drought_propagation",
-                     "standardized_streamflow_index", "standardized_precipitation_evapotranspiration_index"}
+    return {k for k in {*METHODS, *TOOLS, *GUIDELINE_SETS} if "_" in k}
 
 
 _REGISTRY_KEYS = _registry_keys()

@@ -41,3 +41,38 @@ def test_auto_with_missing_years_says_serial_correlation_was_not_tested():
     got = trend_test([1.0, 3.0, 2.0, 5.0, 4.0, 6.0, 8.0, 7.0], [1, 2, 3, 5, 6, 7, 9, 10], None, variant="auto")
     assert got["ok"] and got["serial_correlation"]["checked"] is False
     assert "not tested" in got["serial_correlation"]["reason"]
+
+
+def test_the_summary_rounds_the_slope_once_as_the_table_does():
+    """Sen's slope 0.0547459 written at four figures in the summary (0.05475) and rounded again for the report reads
+    0.0548, while the table's three figures of the value read 0.0547: one value, one rounding. A straight line has
+    its slope as Sen's slope."""
+    from roles.specialists.common import fmt
+
+    slope = 0.0547459
+    out = trend_test([10 + slope * i for i in range(30)], times=list(range(1990, 2020)), unit="m3/s")
+    assert abs(out["trend"]["sen_slope"] - slope) < 1e-9
+    assert f"Sen's slope {fmt(out['trend']['sen_slope'])} " in out["summary"], out["summary"]
+    assert "0.0547 " in out["summary"] and "0.05475" not in out["summary"]
+
+
+def test_a_whole_slope_reads_as_the_table_prints_it():
+    """A slope exactly whole (-42 ft3/s per year) is written whole, as fmt writes it in the step's table; one of
+    -42.02 is -42.0 in the summary, the table, the gate's detail and the figure's legend (the gate and the legend
+    wrote "%.3g", which drops the zero: -42)."""
+    from roles.specialists.common import fmt
+
+    out = trend_test([5000 - 42.0 * i for i in range(20)], times=list(range(1930, 1950)), unit="ft3/s")
+    assert out["trend"]["sen_slope"] == -42.0
+    assert f"Sen's slope {fmt(out['trend']['sen_slope'])} ft3/s per year" in out["summary"], out["summary"]
+
+
+def test_the_gate_and_the_legend_print_the_slope_as_the_summary_does():
+    from aquascope_core.gates import evaluate
+
+    out = trend_test([5000 - 42.0202 * i + (60 if i % 2 else -60) for i in range(20)], times=list(range(1930, 1950)),
+                     unit="ft3/s")
+    slope = out["trend"]["sen_slope"]
+    assert f"{slope:.3g}" != f"{slope:.1f}" and f"Sen's slope {slope:.1f} " in out["summary"]  # -42.0, not -42
+    gate = evaluate([{"check": "trend_on_series", "path": "trend", "value": 0.0}], out)[0]
+    assert f"Sen's slope {slope:.1f} ft3/s per year" in gate["detail"], gate["detail"]
