@@ -58,24 +58,49 @@ def numbers_in(text: str) -> list[dict[str, Any]]:
 UNQUOTED = ("meta", "plot")
 
 
+_DIGIT = re.compile(r"\d")
+_WHOLE_DATE = re.compile(r"\d{4}-\d{2}(?:-\d{2})?")
+
+
+def _string_numbers(text: str, out: set[float]) -> None:
+    """The numbers of a string a result holds, as :func:`numbers_in` reads them, and the year of each date."""
+    if not _DIGIT.search(text):  # no digit, no number (most strings: units, sources, ids of steps)
+        return
+    if _WHOLE_DATE.fullmatch(text):  # a date alone ("2024-09-30"): its year only, as the scan finds it
+        out.add(float(text[:4]))
+        return
+    for n in numbers_in(text):
+        out.add(n["value"])
+    for d in _DATE.finditer(text):  # the year of a date a result holds may be quoted alone ("from 1903")
+        out.add(float(d.group(0)[:4]))
+
+
 def _walk(obj: Any, out: set[float], *, skip_meta: bool = True) -> None:
+    t = type(obj)
+    if t is float or t is int:  # the common leaves first (isinstance against the abstract types is slow)
+        if math.isfinite(obj):
+            out.add(float(obj))
+        return
+    if t is str:
+        _string_numbers(obj, out)
+        return
+    if t is dict or (t is not list and t is not tuple and isinstance(obj, Mapping)):
+        for k, v in obj.items():
+            if skip_meta and k in UNQUOTED:
+                continue
+            _walk(v, out, skip_meta=skip_meta)
+        return
+    if t is list or t is tuple:
+        for v in obj:
+            _walk(v, out, skip_meta=skip_meta)
+        return
     if isinstance(obj, bool) or obj is None:
         return
     if isinstance(obj, (int, float)):
         if math.isfinite(obj):
             out.add(float(obj))
-        return
-    if isinstance(obj, str):
-        for n in numbers_in(obj):
-            out.add(n["value"])
-        for d in _DATE.finditer(obj):  # the year of a date a result holds may be quoted alone ("from 1903")
-            out.add(float(d.group(0)[:4]))
-        return
-    if isinstance(obj, Mapping):
-        for k, v in obj.items():
-            if skip_meta and k in UNQUOTED:
-                continue
-            _walk(v, out, skip_meta=skip_meta)
+    elif isinstance(obj, str):
+        _string_numbers(obj, out)
     elif isinstance(obj, (list, tuple)):
         for v in obj:
             _walk(v, out, skip_meta=skip_meta)

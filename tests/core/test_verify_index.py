@@ -53,3 +53,16 @@ def test_a_planted_number_is_refused():
     assert not bad["ok"] and [u["number"] for u in bad["unmatched"]] == ["31,417"]
     # a number only the provenance block holds is not evidence
     assert not verify("It took 0.512 s.", pool)["ok"]
+
+
+def test_the_pool_reads_strings_and_leaves_as_before():
+    import types
+
+    import numpy as np
+
+    payload = {"dates": ["2024-09-30", "1945-01"], "note": "from 1903-10-01 to 2024, 79 peaks of 1,250.5 ft3/s",
+               "unit": "ft3/s", "source": "usgs", "flags": [True, False, None], "q": np.float64(12.5),
+               "view": types.MappingProxyType({"k": (3, 4.5)}), "plot": {"y": [999.0]}, "meta": {"n": 8888}}
+    assert number_pool(payload) == {2024.0, 1945.0, 1903.0, 79.0, 1250.5, 12.5, 3.0, 4.5}
+    # a date with its time is not a whole date: read as the scan reads it (the year, and ":00")
+    assert number_pool("the station 01440000, `s3` and 2024-09-30T00:00") == {2024.0, 0.0}
