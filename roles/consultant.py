@@ -57,7 +57,7 @@ def choose_playbook(text: str) -> tuple[str | None, dict[str, int]]:
     trend = reading.trend_asked(text)
     if trend:
         studies = [pid for pid in (p["id"] for p in playbooks.list_playbooks())
-                   if trend["series"] in (playbooks.load(pid).get("trend_of") or [])]
+                   if trend["series"] in (playbooks.part(pid, "trend_of") or [])]
         if studies:
             best = max(studies, key=lambda pid: scores.get(pid, 0))
             scores[best] = max(scores.get(best, 0), max(scores.values(), default=0) + 1)
