@@ -35,6 +35,7 @@ __all__ = [
     "playbook_dirs",
     "list_playbooks",
     "load",
+    "part",
     "describe_playbook",
     "validate",
     "coerce_intake",
@@ -95,6 +96,14 @@ def load(playbook_id: str) -> dict[str, Any]:
     if not isinstance(playbook_id, str) or not playbook_id:
         raise InputError.bad_value("playbook", playbook_id, "a playbook id such as 'flood_risk'")
     return copy.deepcopy(_load_cached(playbook_id))
+
+
+def part(playbook_id: str, key: str, default: Any = None) -> Any:
+    """One top-level field of the playbook (a copy of that field only: reading a playbook's keywords or intake
+    need not copy its whole tree of branches)."""
+    if not isinstance(playbook_id, str) or not playbook_id:
+        raise InputError.bad_value("playbook", playbook_id, "a playbook id such as 'flood_risk'")
+    return copy.deepcopy(_load_cached(playbook_id).get(key, default))
 
 
 def list_playbooks() -> list[dict[str, Any]]:
@@ -775,9 +784,9 @@ def companions(text: str, primary: str) -> list[str]:
         return []
     low = text.lower()
     out = []
-    for comp in load(primary).get("companions", []) or []:
+    for comp in part(primary, "companions", []) or []:
         cid = comp["playbook"] if isinstance(comp, Mapping) else comp
-        words = (comp.get("keywords") if isinstance(comp, Mapping) else None) or load(cid).get("keywords", [])
+        words = (comp.get("keywords") if isinstance(comp, Mapping) else None) or part(cid, "keywords", [])
         if any(re.search(r"(?<![a-z])" + re.escape(str(w).lower()) + r"(?![a-z])", low) for w in words):
             out.append(cid)
     return out

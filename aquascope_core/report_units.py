@@ -116,21 +116,35 @@ def restated_numbers(obj: Any, unit: str | None = None) -> list[float]:
     """Every number of a result restated in the rule's other units: a value under a dict whose ``unit`` is a flow
     or an area, converted to ft3/s and m3/s (mi2 and km2). The report's checks accept these as held by the result."""
     out: list[float] = []
-    if isinstance(obj, Mapping):
+    _restate(obj, unit, out)
+    return out
+
+
+def _restate(obj: Any, unit: str | None, out: list[float]) -> None:
+    t = type(obj)
+    if t is float or t is int:  # the common leaves first (isinstance against the abstract types is slow)
+        if unit and math.isfinite(obj):
+            dim = FACTORS[unit][0]
+            for to in (_US[dim], _SI[dim]):
+                if to != unit:
+                    out.append(convert(obj, unit, to))
+        return
+    if t is str or obj is None:
+        return
+    if t is dict or (t is not list and t is not tuple and isinstance(obj, Mapping)):
         u = obj.get("unit") if isinstance(obj.get("unit"), str) and obj.get("unit") in FACTORS else unit
         for k, v in obj.items():
             if k in ("meta", "plot"):
                 continue
-            out.extend(restated_numbers(v, u))
+            _restate(v, u, out)
     elif isinstance(obj, (list, tuple)):
         for v in obj:
-            out.extend(restated_numbers(v, unit))
+            _restate(v, unit, out)
     elif unit and isinstance(obj, (int, float)) and not isinstance(obj, bool) and math.isfinite(obj):
         dim = FACTORS[unit][0]
         for to in (_US[dim], _SI[dim]):
             if to != unit:
                 out.append(convert(obj, unit, to))
-    return out
 
 
 def figure_quantity(payload: Mapping[str, Any], context: Mapping[str, Any], default: str) -> str:

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import math
 import re
+from bisect import bisect_left, bisect_right
 from typing import Any, Iterable, Mapping
 
-__all__ = ["NUMBER", "numbers_in", "number_pool", "matches", "verify", "sentences", "significant_figures", "overprecise", "round_prose", "sig_text"]
+__all__ = ["NUMBER", "numbers_in", "number_pool", "matches", "PoolIndex", "verify", "sentences", "significant_figures", "overprecise", "round_prose", "sig_text"]
 
 NUMBER = re.compile(r"(?<![\w.])(?P<sign>[-−])?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?P<pct>\s?%)?(?![\w])")
 _DATE = re.compile(r"\b\d{4}-\d{2}(?:-\d{2})?\b")
@@ -57,24 +58,49 @@ def numbers_in(text: str) -> list[dict[str, Any]]:
 UNQUOTED = ("meta", "plot")
 
 
+_DIGIT = re.compile(r"\d")
+_WHOLE_DATE = re.compile(r"\d{4}-\d{2}(?:-\d{2})?")
+
+
+def _string_numbers(text: str, out: set[float]) -> None:
+    """The numbers of a string a result holds, as :func:`numbers_in` reads them, and the year of each date."""
+    if not _DIGIT.search(text):  # no digit, no number (most strings: units, sources, ids of steps)
+        return
+    if _WHOLE_DATE.fullmatch(text):  # a date alone ("2024-09-30"): its year only, as the scan finds it
+        out.add(float(text[:4]))
+        return
+    for n in numbers_in(text):
+        out.add(n["value"])
+    for d in _DATE.finditer(text):  # the year of a date a result holds may be quoted alone ("from 1903")
+        out.add(float(d.group(0)[:4]))
+
+
 def _walk(obj: Any, out: set[float], *, skip_meta: bool = True) -> None:
+    t = type(obj)
+    if t is float or t is int:  # the common leaves first (isinstance against the abstract types is slow)
+        if math.isfinite(obj):
+            out.add(float(obj))
+        return
+    if t is str:
+        _string_numbers(obj, out)
+        return
+    if t is dict or (t is not list and t is not tuple and isinstance(obj, Mapping)):
+        for k, v in obj.items():
+            if skip_meta and k in UNQUOTED:
+                continue
+            _walk(v, out, skip_meta=skip_meta)
+        return
+    if t is list or t is tuple:
+        for v in obj:
+            _walk(v, out, skip_meta=skip_meta)
+        return
     if isinstance(obj, bool) or obj is None:
         return
     if isinstance(obj, (int, float)):
         if math.isfinite(obj):
             out.add(float(obj))
-        return
-    if isinstance(obj, str):
-        for n in numbers_in(obj):
-            out.add(n["value"])
-        for d in _DATE.finditer(obj):  # the year of a date a result holds may be quoted alone ("from 1903")
-            out.add(float(d.group(0)[:4]))
-        return
-    if isinstance(obj, Mapping):
-        for k, v in obj.items():
-            if skip_meta and k in UNQUOTED:
-                continue
-            _walk(v, out, skip_meta=skip_meta)
+    elif isinstance(obj, str):
+        _string_numbers(obj, out)
     elif isinstance(obj, (list, tuple)):
         for v in obj:
             _walk(v, out, skip_meta=skip_meta)
@@ -88,17 +114,9 @@ def number_pool(*sources: Any) -> set[float]:
     return pool
 
 
-def matches(number: Mapping[str, Any], pool: Iterable[float]) -> bool:
-    """Whether some pool value, rounded to the number's written precision, equals it.
-
-    Whole numbers written without decimals also match at a coarser rounding when they carry
-    trailing zeros ("1,200" is held by 1,234 only if written as "1,200" from a 2-significant-figure
-    rounding). Percentages match the value or a fraction.
-    """
-    v = number["value"]
-    d = number["decimals"]
+def _held_linear(v: float, d: int, percent: bool, pool: Iterable[float]) -> bool:
     candidates = [v]
-    if number.get("percent"):
+    if percent:
         candidates.append(v / 100.0)
     for target in candidates:
         dd = d + (2 if target is not v else 0)
@@ -114,18 +132,68 @@ def matches(number: Mapping[str, Any], pool: Iterable[float]) -> bool:
     return False
 
 
+class PoolIndex:
+    """A number pool sorted once, so that :func:`matches` looks a number up by bisection instead of scanning
+    every value (a report's few hundred numbers against a pool of tens of thousands). It holds the same values
+    and gives the same answers as the pool itself (NaN, which matches nothing, is left out)."""
+
+    __slots__ = ("values",)
+
+    def __init__(self, pool: Iterable[float]) -> None:
+        self.values = sorted(p for p in pool if p == p)
+
+    def _near(self, lo: float, hi: float) -> list[float]:
+        vals = self.values
+        return vals[bisect_left(vals, lo):bisect_right(vals, hi)]
+
+    def held(self, v: float, d: int, percent: bool) -> bool:
+        candidates = [v]
+        if percent:
+            candidates.append(v / 100.0)
+        for target in candidates:
+            dd = d + (2 if target is not v else 0)
+            tol = 0.5 * 10 ** (-dd) + 1e-9
+            # the interval a little wider than the tolerance (rounding of its ends), each value in it checked as
+            # the scan checks it
+            slack = 4 * math.ulp(abs(target) + tol) + 1e-12
+            if any(abs(p - target) <= tol for p in self._near(target - tol - slack, target + tol + slack)):
+                return True
+            if dd == 0 and target != 0 and abs(target) >= 100:
+                zeros = len(str(int(abs(target)))) - len(str(int(abs(target))).rstrip("0"))
+                if zeros:
+                    half = 0.5 * 10 ** zeros + 1e-9 + slack
+                    if any(p != 0 and abs(round(p, -zeros) - target) < 1e-9
+                           for p in self._near(target - half, target + half)):
+                        return True
+        return False
+
+
+def matches(number: Mapping[str, Any], pool: Iterable[float] | PoolIndex) -> bool:
+    """Whether some pool value, rounded to the number's written precision, equals it.
+
+    Whole numbers written without decimals also match at a coarser rounding when they carry
+    trailing zeros ("1,200" is held by 1,234 only if written as "1,200" from a 2-significant-figure
+    rounding). Percentages match the value or a fraction. ``pool`` is any iterable of numbers, or a
+    :class:`PoolIndex` of them (the same answer, by bisection: what :func:`verify` uses for a whole text).
+    """
+    v, d, percent = number["value"], number["decimals"], bool(number.get("percent"))
+    if isinstance(pool, PoolIndex):
+        return pool.held(v, d, percent)
+    return _held_linear(v, d, percent, pool)
+
+
 def verify(text: str, pool: Iterable[float], *, allowed: Iterable[float] = ()) -> dict[str, Any]:
     """Check every number in ``text`` against ``pool`` (and ``allowed`` free numbers).
 
     Returns ``{ok, checked, unmatched: [{number, sentence}]}``.
     """
-    pool = set(pool) | {float(a) for a in allowed}
+    index = PoolIndex(set(pool) | {float(a) for a in allowed})
     unmatched = []
     checked = 0
     for sent in sentences(_LISTNUM.sub(" ", text or "")):
         for n in numbers_in(sent):
             checked += 1
-            if not matches(n, pool):
+            if not index.held(n["value"], n["decimals"], n["percent"]):
                 unmatched.append({"number": n["text"], "sentence": sent})
     return {"ok": not unmatched, "checked": checked, "unmatched": unmatched}
 

@@ -46,17 +46,18 @@ def choose_playbook(text: str) -> tuple[str | None, dict[str, int]]:
     Keywords match in any word form ("floods", "flooding" for flood; see :mod:`roles.reading`). A trend
     question ("are floods getting larger?") goes to a playbook that declares the series in ``trend_of``."""
     scores: dict[str, int] = {}
+    named = reading.text_matcher(text)  # the text read once for every keyword
     for pb in playbooks.list_playbooks():
         score = 0
         for kw in pb.get("keywords", []):
-            if reading.matches(str(kw), text):
+            if named(str(kw)):
                 score += 2 if " " in str(kw) else 1
         if score:
             scores[pb["id"]] = score
     trend = reading.trend_asked(text)
     if trend:
         studies = [pid for pid in (p["id"] for p in playbooks.list_playbooks())
-                   if trend["series"] in (playbooks.load(pid).get("trend_of") or [])]
+                   if trend["series"] in (playbooks.part(pid, "trend_of") or [])]
         if studies:
             best = max(studies, key=lambda pid: scores.get(pid, 0))
             scores[best] = max(scores.get(best, 0), max(scores.values(), default=0) + 1)

@@ -40,7 +40,7 @@ def evidence_pool(ws: Workspace) -> set[float]:
     if brief.get("playbook"):
         from aquascope_core import playbooks
 
-        intake_spec = playbooks.load(brief["playbook"]).get("intake", [])  # the questions' labels and defaults
+        intake_spec = playbooks.part(brief["playbook"], "intake", [])  # the questions' labels and defaults
     from aquascope_core.report_units import restated_numbers
 
     return number_pool(ok_payloads, gates, study, inventory, recon.get("stations"), recon.get("context"),

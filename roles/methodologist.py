@@ -61,7 +61,7 @@ def methodologist(ws: Workspace, *, model: Any = None, proposed: Any = None, sou
         comp_intake = {**(brief.get("intake_stated") or {}), **((brief.get("companion_intake") or {}).get(comp) or {})}
         try:
             comp_intake = playbooks.coerce_intake(comp, {k: v for k, v in comp_intake.items()
-                                                         if k in {q["name"] for q in playbooks.load(comp).get("intake", [])}})
+                                                         if k in {q["name"] for q in playbooks.part(comp, "intake", [])}})
             playbooks.add_companion(study, comp, recon, comp_intake)
         except Exception as exc:  # noqa: BLE001 - a companion never sinks the primary plan
             study.plan.setdefault("notes", []).append(f"companion {comp} not planned: {exc}")

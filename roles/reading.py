@@ -16,9 +16,10 @@ keywords are matched against, and reads what the text asks beyond a playbook's i
 from __future__ import annotations
 
 import re
-from typing import Any
+from functools import lru_cache
+from typing import Any, Callable
 
-__all__ = ["stem", "rewrite", "canonical", "matches", "out_of_scope", "trend_asked", "now_words", "return_period",
+__all__ = ["stem", "rewrite", "canonical", "matches", "text_matcher", "out_of_scope", "trend_asked", "now_words", "return_period",
            "flow_in_text", "pass_by_flow", "without_pass_by", "SCOPE_LIMITS"]
 
 # Word forms and synonyms rewritten to the words the playbooks use (applied before stemming).
@@ -78,26 +79,49 @@ def rewrite(text: str) -> str:
     return _rewrite(text)
 
 
+_REWRITES = tuple((re.compile(pattern), repl) for pattern, repl in (*_SYNONYMS, *_UNIT_FORMS))
+_WORD = re.compile(r"[a-z]+")
+
+
 def _rewrite(text: str) -> str:
     low = text.lower().replace("–", "-").replace("—", "-").replace("\u00a0", " ")
-    for pattern, repl in (*_SYNONYMS, *_UNIT_FORMS):
-        low = re.sub(pattern, repl, low)
+    for pattern, repl in _REWRITES:
+        low = pattern.sub(repl, low)
     return low
 
 
 def canonical(text: str) -> str:
     """The text lowercased, synonyms and units rewritten, every word stemmed."""
-    return re.sub(r"[a-z]+", lambda m: stem(m.group(0)), _rewrite(text))
+    return _WORD.sub(lambda m: stem(m.group(0)), _rewrite(text))
+
+
+@lru_cache(maxsize=4096)
+def _keyword_patterns(kw: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """A keyword as written and in its canonical form, each bounded by non-word characters (the playbooks'
+    keywords are a few hundred: compiled once each)."""
+    bounded = r"(?<![a-z0-9])" + "{}" + r"(?![a-z0-9])"
+    return re.compile(bounded.format(re.escape(kw))), re.compile(bounded.format(re.escape(canonical(kw))))
 
 
 def matches(keyword: str, text: str) -> bool:
     """Whether ``keyword`` occurs in ``text`` as written or in any of its word forms."""
+    return text_matcher(text)(keyword)
+
+
+def text_matcher(text: str) -> Callable[[str], bool]:
+    """:func:`matches` for one text and many keywords: the text is lowercased and made canonical once."""
     low = text.lower()
-    kw = str(keyword).lower()
-    bounded = r"(?<![a-z0-9])" + "{}" + r"(?![a-z0-9])"
-    if re.search(bounded.format(re.escape(kw)), low):
-        return True
-    return re.search(bounded.format(re.escape(canonical(kw))), canonical(text)) is not None
+    canon: list[str] = []
+
+    def match(keyword: str) -> bool:
+        as_written, as_canonical = _keyword_patterns(str(keyword).lower())
+        if as_written.search(low):
+            return True
+        if not canon:
+            canon.append(canonical(text))
+        return as_canonical.search(canon[0]) is not None
+
+    return match
 
 
 # ------------------------------------------------------------------------------------------- scope

@@ -113,3 +113,19 @@ def test_the_shipped_playbooks_plans_pass_the_type_checks():
                   for g in st.get("expects") or []]
     assert len(gates) > 20
     assert [(pid, g, validate_gate(g)) for pid, g in gates if validate_gate(g)] == []
+
+
+def test_study_yaml_is_the_text_the_python_emitter_writes():
+    import yaml
+
+    problem = ('{text: "Débit — 100-year ≥ 5 m³/s at the Flat Brook, a long question that goes on and on past the '
+               'hundredth column of the file", note: "line one\\nline two\\n", tiny: 1.0e-12, empty: "", code: "0123",'
+               ' colon: "a: b", flag: "yes", tab: "a\\tb", nested: [[], {}, [1, [2, {a: null}]]]}')
+    study = Study.from_yaml(_study(problem))
+    want = yaml.safe_dump(study.to_dict(), sort_keys=False, allow_unicode=True, width=100)
+    assert study.to_yaml() == want
+    assert Study.from_yaml(study.to_yaml()).to_dict() == study.to_dict()
+    # a character beyond the BMP is written as it is (libyaml would escape it), as the Python emitter writes it
+    drop = Study.from_yaml(_study('{text: "water 💧 drop"}'))
+    assert "💧" in drop.to_yaml() and drop.to_yaml() == yaml.safe_dump(drop.to_dict(), sort_keys=False,
+                                                                        allow_unicode=True, width=100)

@@ -17,3 +17,15 @@ def test_every_playbook_reads_the_same_with_both_loaders():
         text = path.read_text(encoding="utf-8")
         assert yaml.load(text, Loader=yaml.CSafeLoader) == yaml.safe_load(text), path.name
         assert playbooks.load(path.stem) == yaml.safe_load(text)
+
+
+def test_a_part_is_the_playbook_field_and_a_copy():
+    for pid in ("flood_risk", "supply_reliability"):
+        whole = playbooks.load(pid)
+        for key in ("intake", "keywords", "companions", "trend_of"):
+            assert playbooks.part(pid, key, []) == whole.get(key, [])
+        intake = playbooks.part(pid, "intake")
+        intake.append({"name": "changed"})
+        assert playbooks.part(pid, "intake") == whole["intake"]  # the cached playbook is not changed
+    with pytest.raises(playbooks.PlaybookError):
+        playbooks.part("no_such_playbook", "intake")

@@ -85,3 +85,13 @@ def test_trend_and_now_words():
     assert reading.trend_asked("Are floods increasing?")["series"] == "floods"
     assert reading.now_words("Is the catchment in drought right now, this summer?") == ["right now", "this summer"]
     assert reading.now_words("Drought status in August 1987") == []
+
+
+def test_one_text_read_once_for_many_keywords():
+    from roles.reading import text_matcher
+
+    named = text_matcher("Are the freshets at the Flat Brook getting bigger? 20 cfs is our intake.")
+    assert [named(k) for k in ("spring flood", "flood", "ft3/s", "flat brook", "drought", "intake", "bigger", "brooks", "lake")] \
+        == [True, True, True, True, False, True, True, True, False]
+    assert [reading.matches(k, "Flooding downstream") for k in ("flood", "floods", "flooded", "downstream", "stream")] == \
+        [True, True, True, True, False]
