@@ -622,8 +622,8 @@ def _branch_steps(branch: Mapping[str, Any], scope: Mapping[str, Any], ctx: Mapp
     for raw in branch["steps"]:
         if raw.get("when") and not _holds(raw["when"], scope):
             continue  # a step for some sites of the branch only (its own ``when``, like a branch's)
-        if raw.get("ask") and _holds(raw.get("ask_when"), scope):  # data the step would do better with, asked in
-            # the plan (approving it goes on without); ``ask_data`` says what it is, structured
+        if raw.get("ask") and _holds(raw.get("ask_when"), scope):  # data the step would do better with: the
+            # study waits for it (a data request the plan stands without); ``ask_data`` says what it is, structured
             notes.append(render(raw["ask"], scope))
             if asks is not None:
                 asks.append({"step": raw["id"], "text": notes[-1],

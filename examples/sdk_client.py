@@ -5,7 +5,8 @@
 
 On a server that asks for tokens (graphs/auth.py), give yours in AQUASCOPE_TOKEN.
 
-A thread starts from a chat message (as LangGraph Studio's chat does), waits at the plan (an agent-inbox
+A thread starts from a chat message (as LangGraph Studio's chat does), is asked for the site's basin characteristics
+(the provide_data interrupt; this example goes on without them), waits at the plan (an agent-inbox
 interrupt), is approved with an edit in the inbox shape (fewer bootstrap resamples), and a fork from the
 plan checkpoint in the thread's history is answered with another edit (the 200-year flood).
 """
@@ -30,6 +31,11 @@ async def main(url: str = "http://127.0.0.1:2024") -> None:
             print(f"  [{chunk.data['role']}] {chunk.data['event']}")
     state = await client.threads.get_state(thread)
     request = state["interrupts"][0]["value"][0]  # a HumanInterrupt, as a one-element list
+    if request["action_request"]["action"] == "provide_data":  # the crew asks for data the plan stands without
+        print("asked for:", request["action_request"]["args"]["request"]["what"])
+        await client.runs.wait(thread, assistant, command={"resume": [{"type": "response", "args": "continue without"}]})
+        state = await client.threads.get_state(thread)
+        request = state["interrupts"][0]["value"][0]
     print("waiting for:", request["action_request"]["action"])
     study = request["action_request"]["args"]["study"]
     next(s for s in study["steps"] if s["tool"] == "flood_frequency")["arguments"]["n_bootstrap"] = 500
