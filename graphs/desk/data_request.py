@@ -59,6 +59,7 @@ def data_section(intr: Mapping[str, Any], tid: str) -> str:
     can_go_on = bool((intr.get("config") or {}).get("allow_accept")) and can_continue(req)
     grade = f" (graded at most {req['grade_without']})" if req.get("grade_without") else ""
     codes = [c["code"] for c in req.get("characteristics") or [] if isinstance(c, Mapping) and c.get("code")]
+    asked = str(req.get("what") or "a record") if req.get("stands_without") else "a record"
     example = ('"' + ", ".join(f"{c} ..." for c in codes[:3]) + '; the region"' if codes
                else '"the catchment area is 120 km2"')
     without = ('<button type="submit" name="do" value="continue">Continue without it</button>'
@@ -69,7 +70,7 @@ def data_section(intr: Mapping[str, Any], tid: str) -> str:
                "the report.</p>")
     return (
         f'<section id="data" aria-labelledby="data-h" class="waiting"><h2 id="data-h">Data: the crew asks you for '
-        f'a record</h2><p>{prose(_words(req))}</p>{_wanted(req)}'
+        f'{esc(asked)}</h2><p>{prose(_words(req))}</p>{_wanted(req)}'
         f'<form method="post" action="/desk/studies/{esc(tid)}/data" enctype="multipart/form-data" '
         'class="card action" id="data-form">'
         '<h3>Bring it</h3>'

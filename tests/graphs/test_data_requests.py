@@ -112,7 +112,9 @@ def test_the_basin_characteristics_the_plan_asks_for_wait_at_the_interrupt_every
         assert r.kind == "data_request" and s.pending() == "provide_data" and s.status == "waiting"
         value = s._snapshot().interrupts[0].value[0]
         assert value["config"]["allow_accept"] is True and value["action_request"]["args"]["request"]["stands_without"]
-        assert "Continue without it" in data_section(value, s.id)
+        html = data_section(value, s.id)  # the desk's form: each characteristic with its unit, where to find them
+        assert "Continue without it" in html and "<td><code>DRNAREA</code></td><td>mi^2</td>" in html
+        assert "Where to find them: StreamStats" in html and "graded at most C" in html
         return r
 
     with Studio(*FLAT_BROOK, checkpointer=f"sqlite:///{tmp_path / 'a.sqlite'}", artifact_root=str(tmp_path / "a")) as s:
