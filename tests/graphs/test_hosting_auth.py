@@ -107,7 +107,8 @@ def test_the_open_runtime_runs_studies_under_the_projects_auth(tmp_path, postgre
     for who in ("alice", "bob"):
         assert seen[who]["status"] == "done" and "The 100-year peak flow" in seen[who]["answer"], who
     assert seen["alice fork"]["status"] == "done" and "The 50-year peak flow" in seen["alice fork"]["answer"]
-    assert set(seen["alice runs"]) == {"success"} and len(seen["alice runs"]) == 3
+    # the start, "continue without" (the basin characteristics asked for), the approval, the fork
+    assert set(seen["alice runs"]) == {"success"} and len(seen["alice runs"]) == 4
     # keys planted in the run's configurable, metadata, input and resume value are in no table of the database
     stored = _database_text(postgres_url)
     assert stored.count(seen["thread id"]) > 5  # the tables searched hold the runs and checkpoints
