@@ -28,7 +28,8 @@ def test_a_proposed_brief_is_coerced_like_the_crews_model_reply(studio):
     assert ctx["role"] == "consultant" and "consultant" in ctx["system"]
     assert {q["name"] for q in ctx["context"]["intake"]} >= {"return_period", "decision"}
     assert any(st["name"] for st in ctx["context"]["nearby"])  # the catalogue-only recon
-    r = past_request(studio, studio.say(TEXT, proposed={"brief": {"intake": {"return_period": 50, "colour": "blue"}}, "source": "device"}))
+    r = past_request(studio, studio.say(TEXT, proposed={"brief": {"intake": {"return_period": 50, "colour": "blue"}},
+                                                        "source": "device"}))
     brief = studio.to_dict()["brief"]
     assert brief["source"] == "device" and brief["intake"]["return_period"] == 50 and "colour" not in brief["intake"]
     assert r.kind == "plan"

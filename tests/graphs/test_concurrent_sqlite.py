@@ -11,13 +11,13 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from tests.answers import past_request
 
 ROOT = Path(__file__).resolve().parents[2]
 
 WORKER = textwrap.dedent("""
     import json, sys, threading
     from graphs.studio import Studio
+    from tests.answers import past_request
 
     results = []
 

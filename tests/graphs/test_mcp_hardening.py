@@ -56,7 +56,8 @@ def test_schemas_hints_errors_export_folder_resources_and_prompts(tmp_path):
                 sid = start.structured_content["study_id"]
                 seen["sid"] = sid
                 # the basin characteristics the crew asks for: gone on without them, then the plan approved
-                await c.call_tool("studio_say", {"text": "continue without", "study_id": sid, "include_workspace": False})
+                await c.call_tool("studio_say", {"text": "continue without", "study_id": sid,
+                                                 "include_workspace": False})
                 await c.call_tool("studio_approve", {"study_id": sid, "include_workspace": False})
                 for out in (str(outside / "abs"), "../outside/climb", "a/../../outside/x", "link/y", "~/x", ""):
                     seen[f"export {out}"] = await c.call_tool("studio_export", {"study_id": sid, "out": out})

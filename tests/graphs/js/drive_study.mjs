@@ -1,7 +1,8 @@
 // A study driven from JavaScript with @langchain/langgraph-sdk against a running server (URL in argv):
-// the questions answered (the form's default edited), the data request gone on without, the plan edited (args as a JSON string, as inbox UIs send
-// them) and so approved, a follow-up chat message answered, then LangGraph's own fork: the plan checkpoint resumed
-// by id with a new return period. Prints one JSON line of what it saw; the Python test checks it.
+// the questions answered (the form's default edited), the data request gone on without, the plan edited (args as
+// a JSON string, as inbox UIs send them) and so approved, a follow-up chat message answered, then LangGraph's own
+// fork: the plan checkpoint resumed by id with a new return period. Prints one JSON line of what it saw; the
+// Python test checks it.
 import { Client } from "@langchain/langgraph-sdk";
 
 const client = new Client({ apiUrl: process.argv[2] });
