@@ -67,6 +67,24 @@ def methodologist(ws: Workspace, *, model: Any = None, proposed: Any = None, sou
             study.plan.setdefault("notes", []).append(f"companion {comp} not planned: {exc}")
         ws.event(ROLE, "companion", {"playbook": comp})
     study.id = ws.id
+    # data the plan asks for (the site's basin characteristics for a regression peak): the study waits for it as
+    # for any data request, before any model composes the plan (composed once, when the data is in or gone
+    # without); a reply with the data plans again, "continue without" plans again with the asks answered, and the
+    # plan, which stands without the data, goes on to review. An ask is known by its step: a plan made again for
+    # another return period, or a fork of it, asks no more.
+    answered = set(brief.get("asks_answered") or [])
+    waiting = [a for a in study.plan.get("asks") or [] if a.get("text") and a.get("step") not in answered]
+    if waiting:
+        from roles.requests import plan_request
+
+        request = plan_request(brief.get("playbook"), waiting)
+        ws.study = {}
+        ws.status = "waiting"
+        ws.pending_request = request
+        ws.say(ROLE, request_text(request), kind="data_request", payload={"request": request})
+        ws.event(ROLE, "data_request", {"what": request["what"], "steps": request["steps"],
+                                        "continue_without": "the plan as it stands"})
+        return ws
     errors = validate_plan(study, site=study.plan.get("site_context") or recon.get("context"))
     plan_used, model_errors = "tree", []
     if model is not None or proposed is not None:
@@ -85,28 +103,10 @@ def methodologist(ws: Workspace, *, model: Any = None, proposed: Any = None, sou
         ws.say(ROLE, reason, kind="declined")
         ws.event(ROLE, "declined", {"reason": reason})
         return ws
-    # data the plan asks for (the site's basin characteristics for a regression peak): the study waits for it as
-    # for any data request; a reply with the data plans again, "continue without" plans again with the asks
-    # answered, and the plan, which stands without the data, goes on to review
-    # (an ask is known by its step: the user went on without it, and a plan made again for another return period
-    # or a fork of it asks no more)
     asks = [a for a in study.plan.get("asks") or [] if a.get("text")]
-    answered = set((brief.get("asks_answered") or []))
-    for a in asks:
-        if a.get("step") in answered:
+    for a in asks:  # the asks the user went on without, so marked in the plan
+        if a.get("step") in set(brief.get("asks_answered") or []):
             a["continued_without"] = True
-    waiting = [a for a in asks if a.get("step") not in answered]
-    if waiting:
-        from roles.requests import plan_request
-
-        request = plan_request(brief.get("playbook"), waiting)
-        ws.study = {}
-        ws.status = "waiting"
-        ws.pending_request = request
-        ws.say(ROLE, request_text(request), kind="data_request", payload={"request": request})
-        ws.event(ROLE, "data_request", {"what": request["what"], "steps": request["steps"],
-                                        "continue_without": "the plan as it stands"})
-        return ws
     ws.study = study.to_dict()
     ws.status = "review"
     ws.say(ROLE, plan_markdown(study), kind="plan", payload={"study_id": ws.id, "steps": len(study.steps),

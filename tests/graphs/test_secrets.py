@@ -60,7 +60,8 @@ def test_keys_in_a_hosted_run_config_metadata_or_input_are_not_checkpointed(tmp_
     with open_checkpointer() as saver:
         graph = compile_graph(saver)
         graph.invoke(inp, cfg, context={"key_ref": "env:OPENAI_API_KEY"})
-        graph.invoke(Command(resume={"type": "accept"}), cfg)
+        graph.invoke(Command(resume={"type": "accept"}), cfg)  # at the basin characteristics: continue without
+        graph.invoke(Command(resume={"type": "accept"}), cfg)  # at the plan: approved
         assert graph.get_state(cfg).values["status"] == "done"
         with pytest.raises(InputError, match="context.key_ref"):  # a key itself in the run context is refused
             graph.invoke(inp, {"configurable": {"thread_id": "st-00000000dead"}}, context={"key_ref": KEY})

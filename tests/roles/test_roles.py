@@ -105,6 +105,7 @@ def test_a_failed_gate_is_listed_as_not_established(tmp_path):
     ws = new_ws()
     for role in (consultant, scout, methodologist):
         role(ws)
+    roles_past_request(ws, methodologist)  # the basin characteristics the crew asks for: gone on without them
     ws.study["steps"][2]["expects"].append({"check": "spread_within", "value": 0.001, "return_period": 100,
                                             "paths": ["fits.gev_lmoments.return_levels", "fits.lp3_moments.return_levels"]})
     for role in (analysts, interpreter, critic):
@@ -195,6 +196,7 @@ def test_a_branch_fallback_replans_that_branch_once(tmp_path):
     ws = new_ws()
     for role in (consultant, scout, methodologist):
         role(ws)
+    roles_past_request(ws, methodologist)  # the basin characteristics the crew asks for: gone on without them
     s3 = ws.study["steps"][2]
     s3["expects"] = [{"check": "min_years", "value": 500, "path": "n"}]  # cannot pass
     s3["fallback"] = {"branch": "at_site"}

@@ -74,7 +74,6 @@ def test_declines_and_bad_input():
 def test_a_model_is_used_only_when_asked_and_its_cost_is_per_role():
     model = ScriptedModel([{"intake": {"return_period": 20}},
                            "no plan", "still no plan",                 # the methodologist: the tree is used
-                           "no plan", "still no plan",                 # again, after going on without the data asked
                            {"findings": [], "answer": ""}, {"sections": {}}, {"issues": []}],
                           cost_usd=0.001)
     r = solve("Design flow for a road crossing", **SITE, client=model)
