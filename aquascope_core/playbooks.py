@@ -48,6 +48,7 @@ __all__ = [
     "render",
     "condition_holds",
     "STANDARD_RETURN_PERIODS",
+    "PLAN_KEYS",
 ]
 
 log = logging.getLogger(__name__)
@@ -464,9 +465,32 @@ def scope_for(recon: Mapping[str, Any], intake: Mapping[str, Any], playbook: Map
     scope = dict(recon)
     scope.update({"intake": dict(intake), "derived": derived, "site": dict(recon.get("point") or {})})
     scope["station"] = _nearest_station(recon, None)
+    derived.update(_nss_wanted(scope))
     if intake.get("basin_characteristics"):
         derived.update(_nss_region(scope))
     return scope
+
+
+def _nss_wanted(scope: Mapping[str, Any]) -> dict[str, Any]:
+    """What a data request for the site's basin characteristics names, where the state has USGS regression
+    equations: each characteristic its equations take with its unit (``nss_characteristics``, and in words
+    ``nss_characteristics_text``) and the state's regions (``nss_state_regions``)."""
+    state = (scope.get("catchment") or {}).get("state")
+    try:
+        from aquascope_core.methods.regression import nss_regions, region_label
+
+        regions = nss_regions(state) if state else []
+    except Exception:  # noqa: BLE001 - a state without equations: nothing to ask for
+        return {}
+    seen: dict[str, str] = {}
+    for r in regions:
+        for v in r["variables"]:
+            seen.setdefault(v["code"], v["unit"])
+    if not seen:
+        return {}
+    return {"nss_characteristics": [{"code": c, "unit": u} for c, u in seen.items()],
+            "nss_characteristics_text": ", ".join(f"{c} ({u})" for c, u in seen.items()),
+            "nss_state_regions": "; ".join(f"{region_label(r['name'])} ({r['code']})" for r in regions)}
 
 
 def _nss_region(scope: Mapping[str, Any]) -> dict[str, Any]:
@@ -598,6 +622,10 @@ def choose_branch(pb: Mapping[str, Any], scope: dict[str, Any]) -> tuple[dict[st
         f"No branch of the {pb.get('title', pb.get('id'))} playbook applies at this site with the data found.")
 
 
+# a playbook step's keys that are the plan's, not the step's: when it applies, and the data it asks for
+PLAN_KEYS = ("when", "ask", "ask_when", "ask_data")
+
+
 def _branch_steps(branch: Mapping[str, Any], scope: Mapping[str, Any], ctx: Mapping[str, Any],
                   asks: list[dict[str, Any]] | None = None) -> tuple[list[Any], list[str]]:
     """The branch's steps rendered for the site; optional steps the site cannot support dropped with a note.
@@ -614,10 +642,12 @@ def _branch_steps(branch: Mapping[str, Any], scope: Mapping[str, Any], ctx: Mapp
     for raw in branch["steps"]:
         if raw.get("when") and not _holds(raw["when"], scope):
             continue  # a step for some sites of the branch only (its own ``when``, like a branch's)
-        if raw.get("ask"):  # data the step would do better with, asked in the plan (approving it goes on without)
+        if raw.get("ask") and _holds(raw.get("ask_when"), scope):  # data the step would do better with: the
+            # study waits for it (a data request the plan stands without); ``ask_data`` says what it is, structured
             notes.append(render(raw["ask"], scope))
             if asks is not None:
-                asks.append({"step": raw["id"], "text": notes[-1]})
+                asks.append({"step": raw["id"], "text": notes[-1],
+                             **({"data": render(dict(raw["ask_data"]), scope)} if raw.get("ask_data") else {})})
         local = dict(scope)
         if raw.get("station_variable"):
             st = _nearest_station(scope, raw["station_variable"])
@@ -629,7 +659,7 @@ def _branch_steps(branch: Mapping[str, Any], scope: Mapping[str, Any], ctx: Mapp
                     continue
                 raise DeclinedError(f"The plan needs a station with {raw['station_variable']} and none is within reach.")
             local["station"] = st
-        step = Step.from_dict(render({k: v for k, v in raw.items() if k not in ("when", "ask")}, local))
+        step = Step.from_dict(render({k: v for k, v in raw.items() if k not in PLAN_KEYS}, local))
         step.outputs = step_outputs(step.tool, step.outputs)
         step.depends_on = [d for d in step.depends_on if d not in dropped]
         if any(d in dropped for d in raw.get("depends_on", []) or []):

@@ -25,7 +25,9 @@ def main(argv: list[str] | None = None) -> None:
     args = p.parse_args(argv)
     with Studio(lat=41.10, lon=-74.96, model=args.model, base_url=args.base_url, api_key=args.api_key,
                 timeout=60) as studio:
-        studio.say("Design flow for a road crossing, 100-year")
+        reply = studio.say("Design flow for a road crossing, 100-year")
+        if reply.kind == "data_request":  # the site's basin characteristics: gone on without them
+            studio.say("continue without")
         reply = studio.approve()
         print(reply.text)
         ws = studio.to_dict()

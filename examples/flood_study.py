@@ -1,4 +1,4 @@
-"""A flood study from Python: the brief, the plan, your approval, the report.
+"""A flood study from Python: the brief, the crew's data request, the plan, your approval, the report.
 
     python examples/flood_study.py [OUT_DIR]
 
@@ -15,6 +15,11 @@ from graphs.studio import Studio
 def main(out: str = "flood-study") -> None:
     with Studio(lat=41.10, lon=-74.96, on_event=lambda e: None) as studio:
         reply = studio.say("Design flow for a road crossing, 100-year")
+        if reply.kind == "data_request":  # the site's basin characteristics, for the USGS regression peak
+            print(reply.text)
+            # say them ("DRNAREA 64.0, STORAGE 2.9, ...; Valley and Ridge region"), or studio.add_table() a
+            # StreamStats report; without them the peak is indicative (Fuller 1914), graded C at most
+            reply = studio.say("continue without")
         print(reply.text)  # the plan, with its gates
         reply = studio.approve()  # run it as planned
         print(reply.text)

@@ -16,7 +16,9 @@ from graphs.studio import Studio
 
 def main(out: str = "flood-sensitivity") -> None:
     with Studio(lat=41.10, lon=-74.96) as studio:
-        studio.say("Design flow for a road crossing, 100-year")
+        reply = studio.say("Design flow for a road crossing, 100-year")
+        if reply.kind == "data_request":  # the site's basin characteristics: gone on without them
+            studio.say("continue without")
         print(studio.approve().text)
         for row in studio.history():
             print(f"  checkpoint {row['checkpoint_id'][:8]} step {row['step']:>2} next {row['next']} "

@@ -35,6 +35,10 @@ async def main(out: str = "mcp-study") -> None:
             "problem": "Design flow for a road crossing, 100-year", "lat": 41.10, "lon": -74.96,
             "include_workspace": False}))
         print(start["reply"]["kind"], "for study", start["study_id"])
+        if start["reply"]["kind"] == "data_request":  # the site's basin characteristics: gone on without them
+            plan = data(await client.call_tool("studio_say", {"study_id": start["study_id"], "text": "continue without",
+                                                               "include_workspace": False}))
+            print(plan["reply"]["kind"], "for study", start["study_id"])
         done = data(await client.call_tool("studio_approve", {"study_id": start["study_id"],
                                                                "include_workspace": False}))
         print("answer:", done["reply"]["text"])

@@ -5,7 +5,8 @@
 
 On a server that asks for tokens (graphs/auth.py), give yours in AQUASCOPE_TOKEN.
 
-A thread starts from a chat message (as LangGraph Studio's chat does), waits at the plan (an agent-inbox
+A thread starts from a chat message (as LangGraph Studio's chat does), is asked for the site's basin characteristics
+(the provide_data interrupt; this example goes on without them), waits at the plan (an agent-inbox
 interrupt), is approved with an edit in the inbox shape (fewer bootstrap resamples), and a fork from the
 plan checkpoint in the thread's history is answered with another edit (the 200-year flood).
 """
@@ -25,11 +26,17 @@ async def main(url: str = "http://127.0.0.1:2024") -> None:
     assistant = (await client.assistants.search(graph_id="aquascope"))[0]["assistant_id"]
     thread = (await client.threads.create())["thread_id"]
     message = {"type": "human", "content": "Design flow for a road crossing, 100-year, at 41.10, -74.96"}
-    async for chunk in client.runs.stream(thread, assistant, input={"messages": [message]}, stream_mode="custom"):
-        if chunk.event == "custom" and chunk.data.get("event") in ("brief", "inventory", "plan"):
-            print(f"  [{chunk.data['role']}] {chunk.data['event']}")
-    state = await client.threads.get_state(thread)
-    request = state["interrupts"][0]["value"][0]  # a HumanInterrupt, as a one-element list
+
+    async def progress(**run) -> dict:  # the roles' progress events, streamed; then the interrupt it waits at
+        async for chunk in client.runs.stream(thread, assistant, stream_mode="custom", **run):
+            if chunk.event == "custom" and chunk.data.get("event") in ("brief", "inventory", "plan"):
+                print(f"  [{chunk.data['role']}] {chunk.data['event']}")
+        return (await client.threads.get_state(thread))["interrupts"][0]["value"][0]  # a HumanInterrupt, in a list
+
+    request = await progress(input={"messages": [message]})
+    if request["action_request"]["action"] == "provide_data":  # the crew asks for data the plan stands without
+        print("asked for:", request["action_request"]["args"]["request"]["what"])
+        request = await progress(command={"resume": [{"type": "response", "args": "continue without"}]})
     print("waiting for:", request["action_request"]["action"])
     study = request["action_request"]["args"]["study"]
     next(s for s in study["steps"] if s["tool"] == "flood_frequency")["arguments"]["n_bootstrap"] = 500

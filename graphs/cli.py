@@ -119,6 +119,21 @@ def _print_reply(reply: Any) -> None:
     print(reply.text)
 
 
+def _stands_without(reply: Any) -> bool:
+    """A data request the plan stands without (the basin characteristics for a regression peak)."""
+    return reply.kind == "data_request" and bool(((reply.payload or {}).get("request") or {}).get("stands_without"))
+
+
+def _go_on_without(studio: Any, reply: Any) -> Any:
+    """--yes at a data request the plan stands without: nobody is there to bring the data, so the study goes on
+    without it, saying so (the report says what the data would have given)."""
+    req = reply.payload["request"]
+    print(f"Going on without the data the plan asks for (--yes): {req.get('what')}; the study will "
+          f"{req.get('without') or 'go on without it'}"
+          + (f", graded at most {req['grade_without']}" if req.get("grade_without") else "") + ".", file=sys.stderr)
+    return studio.say("continue without")
+
+
 def _finish(studio: Any, reply: Any, out: str | None, yes: bool) -> int:
     while True:
         if reply.kind == "questions":
@@ -133,6 +148,9 @@ def _finish(studio: Any, reply: Any, out: str | None, yes: bool) -> int:
             return EXIT_OK
         if reply.kind == "data_request":
             _print_reply(reply)
+            if yes and _stands_without(reply):
+                reply = _go_on_without(studio, reply)
+                continue
             if yes:  # nobody is there to bring the data: the decline stands, naming what would help
                 reply = studio.decline()
                 break
@@ -144,9 +162,6 @@ def _finish(studio: Any, reply: Any, out: str | None, yes: bool) -> int:
         if reply.kind == "plan":
             _print_reply(reply)
             if yes:
-                asks = (((reply.payload or {}).get("study") or {}).get("plan") or {}).get("asks") or []
-                for a in asks:  # nobody is there to bring what the plan asks for: it goes on without it
-                    print(f"Going on without the data the plan asks for (--yes): {a.get('text')}", file=sys.stderr)
                 print("Plan approved (--yes); running the study.", file=sys.stderr)
                 reply = studio.approve()
                 continue
@@ -186,8 +201,9 @@ def cmd_sensitivity(args: argparse.Namespace) -> int:
         print(f"Study {studio.id}", file=sys.stderr)
     with studio:
         reply = studio._reply() if args.resume else studio.say(args.problem)
-        while reply.kind in ("questions", "plan"):
-            reply = studio.say("just go") if reply.kind == "questions" else studio.approve()
+        while reply.kind in ("questions", "plan") or _stands_without(reply):
+            reply = (studio.say("just go") if reply.kind == "questions" else
+                     _go_on_without(studio, reply) if reply.kind == "data_request" else studio.approve())
         if reply.kind != "report":
             return _finish(studio, reply, args.out, True)
         out = studio.sensitivity()

@@ -283,7 +283,8 @@ class _Tools:
 
     def studio_say(self, text: Text, study_id: StudyId = None, workspace: WorkspaceDict = None,
                    include_workspace: IncludeWs = True) -> dict[str, Any]:
-        """Answer the crew's questions, ask for a change of the plan in words, or follow up a finished study."""
+        """Answer the crew's questions or its data request (the values in words, or "continue without"), ask for a
+        change of the plan in words, or follow up a finished study."""
         from aquascope_core.limits import check_brief
 
         check_brief(text, what="the text")

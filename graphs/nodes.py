@@ -391,15 +391,16 @@ def review(state: CrewState) -> Command[Literal["analysts", "consultant", "revie
 
 def data_request_interrupt(state: Mapping[str, Any]) -> dict[str, Any]:
     from roles.methodologist import request_text
+    from roles.requests import can_continue
 
     req = state.get("pending_request") or {}
     return {
         "action_request": {"action": "provide_data", "args": {"request": req}},
-        "config": {"allow_accept": bool(req.get("continue_without")), "allow_edit": True, "allow_respond": True,
+        "config": {"allow_accept": can_continue(req), "allow_edit": True, "allow_respond": True,
                    "allow_ignore": True},
         "description": request_text(req) + "\n\nAdd the table (Studio.add_table, or --data with --resume) and respond "
                        "\"table added\", respond with the missing value in words, respond \"continue without\""
-                       + (" (or accept)" if req.get("continue_without") else "") + ", or ignore to end the study.",
+                       + (" (or accept)" if can_continue(req) else "") + ", or ignore to end the study.",
     }
 
 
@@ -410,7 +411,7 @@ def await_data(state: CrewState) -> Command[Literal["review", "methodologist", "
         return Command(goto="review")
     from roles.consultant import read_intake
     from roles.methodologist import request_text
-    from roles.requests import apply_continue_without, is_continue_without
+    from roles.requests import apply_continue_without, can_continue, is_continue_without
 
     resp = normalise_response(interrupt([data_request_interrupt(state)]))
     brief = dict(state.get("brief") or {})
@@ -422,7 +423,7 @@ def await_data(state: CrewState) -> Command[Literal["review", "methodologist", "
         return _replan(brief, stated, "methodologist")
     text = str(args or "") if kind == "response" else ""
     if kind == "accept" or is_continue_without(text):
-        if req.get("continue_without"):
+        if can_continue(req):
             return Command(goto="methodologist", update={"brief": apply_continue_without(brief, req),
                                                          "pending_request": None, "status": "planning"})
         reason = request_text(req) + " There is no way to continue without it."
@@ -430,6 +431,11 @@ def await_data(state: CrewState) -> Command[Literal["review", "methodologist", "
                                               "brief": {**brief, "declined_reason": reason}})
     if kind == "response" and re.search(r"\b(table|file|data|record)s?\b.*\b(added|attached|uploaded)\b|"
                                         r"\b(added|attached|uploaded)\b", text, re.I):
+        from roles.basin import intake_from_tables
+
+        report = intake_from_tables(state.get("tables")) if req.get("stands_without") and brief.get("playbook") else {}
+        if report:  # a StreamStats basin-characteristics report: the values the plan asked for, read as stated
+            return _replan(brief, {**(brief.get("intake_stated") or {}), **report}, "scout")
         return Command(goto="scout", update={"pending_request": None, "status": "scouting"})
     if kind == "response" and brief.get("playbook"):
         change = read_intake(brief["playbook"], text)

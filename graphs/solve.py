@@ -8,8 +8,10 @@
 
 There is no conversation: the compiled crew graph runs with an in-memory checkpointer and this function
 answers its interrupts. The consultant takes the defaults (and lists them); a data request is declined,
-its reason naming what would help; the plan interrupt is answered by ``review`` (a callback given the
-planned Study, returning the Study to run, edited or not, or None to decline) or accepted. Every behaviour
+its reason naming what would help, except one for data the plan stands without (the site's basin characteristics
+for a regression peak), which goes on without it as "continue without" would, the brief's assumptions saying so;
+the plan interrupt is answered by ``review`` (a callback given the planned Study, returning the Study to run,
+edited or not, or None to decline) or accepted. Every behaviour
 of the crew therefore exists once, in the graph's nodes.
 
 Keyless unless a model is asked for (``model=`` or ``client=``): a key in the environment alone never
@@ -104,8 +106,10 @@ def solve(problem: str | Mapping[str, Any], *, lat: float, lon: float, playbook:
         values = snap.values or {}
         if action == "answer_questions":
             inp = Command(resume={"type": "accept"})
-        elif action == "provide_data":  # nobody here can bring it: the decline names what would help
-            inp = Command(resume={"type": "ignore"})
+        elif action == "provide_data":  # nobody here can bring it: the decline names what would help, or, for data
+            # the plan stands without (its asks), it goes on without it, as a user saying "continue without" would
+            stands = (values.get("pending_request") or {}).get("stands_without")
+            inp = Command(resume={"type": "accept" if stands else "ignore"})
         elif action == "approve_plan":
             if reviewed:  # the reviewed plan did not validate in the graph: say so, as a face would
                 msgs = [m for m in values.get("messages") or [] if m.get("kind") == "plan_errors"]

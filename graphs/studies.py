@@ -68,7 +68,8 @@ def study_status(snapshot: Any) -> str:
     for intr in getattr(snapshot, "interrupts", ()) or ():
         value = intr.value[0] if isinstance(intr.value, list) else intr.value
         action = (value.get("action_request") or {}).get("action") if isinstance(value, dict) else None
-        return {"approve_plan": "waiting for approval", "answer_questions": "waiting for answers"}.get(action, "waiting")
+        return {"approve_plan": "waiting for approval", "answer_questions": "waiting for answers",
+                "provide_data": "waiting for data"}.get(action, "waiting")
     if snapshot.next:
         alive = lease_alive(values.get("id") or "")
         return "running" if alive else "interrupted"

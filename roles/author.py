@@ -74,7 +74,7 @@ def _problem(ws: Workspace) -> dict[str, Any]:
     if plan.get("objective"):
         lines += ["", f"**Objective.** {plan['objective']}"]
     if b.get("assumptions"):
-        lines += ["", "**Taken as given (defaults).** " + " ".join(f"{a}." for a in b["assumptions"])]
+        lines += ["", "**Taken as given (defaults).** " + " ".join(f"{str(a).rstrip('.')}." for a in b["assumptions"])]
     return {"id": "problem", "title": "Problem and decision", "text": "\n".join(lines)}
 
 

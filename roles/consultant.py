@@ -367,6 +367,7 @@ def consultant(ws: Workspace, text: str | None = None, *, answers: Mapping[str, 
     ready = not questions or bool(ws.request.get("assume_defaults"))
     if upload_qs and (just_go or ws.request.get("assume_defaults")):
         ready = False  # nothing but the user can say what an uploaded column holds: declined, naming it
+    before = dict(ws.brief or {})
     ws.brief = {
         "problem": text,
         "kind": pb.get("problem", playbook_id),
@@ -383,6 +384,12 @@ def consultant(ws: Workspace, text: str | None = None, *, answers: Mapping[str, 
         "companions": playbooks.companions(text, playbook_id),
         "answer_unit": units.asked_unit(text, "flow"),
     }
+    if before.get("asks_answered") and before.get("playbook") == playbook_id:
+        # the data the plan asked for and the user went on without stays gone without when the brief is read again
+        # (another return period in words): the plan asks no more, and the brief still says so
+        ws.brief["asks_answered"] = list(before["asks_answered"])
+        ws.brief["assumptions"] += [a for a in before.get("assumptions") or []
+                                    if str(a).startswith("Continued without the data the plan asked for")]
     compound = parts_of.plan_parts(text, playbook_id)
     for comp in compound["companions"]:
         if comp["playbook"] not in ws.brief["companions"]:

@@ -67,6 +67,24 @@ def methodologist(ws: Workspace, *, model: Any = None, proposed: Any = None, sou
             study.plan.setdefault("notes", []).append(f"companion {comp} not planned: {exc}")
         ws.event(ROLE, "companion", {"playbook": comp})
     study.id = ws.id
+    # data the plan asks for (the site's basin characteristics for a regression peak): the study waits for it as
+    # for any data request, before any model composes the plan (composed once, when the data is in or gone
+    # without); a reply with the data plans again, "continue without" plans again with the asks answered, and the
+    # plan, which stands without the data, goes on to review. An ask is known by its step: a plan made again for
+    # another return period, or a fork of it, asks no more.
+    answered = set(brief.get("asks_answered") or [])
+    waiting = [a for a in study.plan.get("asks") or [] if a.get("text") and a.get("step") not in answered]
+    if waiting:
+        from roles.requests import plan_request
+
+        request = plan_request(brief.get("playbook"), waiting)
+        ws.study = {}
+        ws.status = "waiting"
+        ws.pending_request = request
+        ws.say(ROLE, request_text(request), kind="data_request", payload={"request": request})
+        ws.event(ROLE, "data_request", {"what": request["what"], "steps": request["steps"],
+                                        "continue_without": "the plan as it stands"})
+        return ws
     errors = validate_plan(study, site=study.plan.get("site_context") or recon.get("context"))
     plan_used, model_errors = "tree", []
     if model is not None or proposed is not None:
@@ -85,15 +103,14 @@ def methodologist(ws: Workspace, *, model: Any = None, proposed: Any = None, sou
         ws.say(ROLE, reason, kind="declined")
         ws.event(ROLE, "declined", {"reason": reason})
         return ws
+    asks = [a for a in study.plan.get("asks") or [] if a.get("text")]
+    for a in asks:  # the asks the user went on without, so marked in the plan
+        if a.get("step") in set(brief.get("asks_answered") or []):
+            a["continued_without"] = True
     ws.study = study.to_dict()
     ws.status = "review"
-    # data the plan asks for (the site's basin characteristics for a regression peak): a request made with the
-    # plan, since the plan stands without it; a reply with the data plans again, approving goes on without it
-    asks = [a for a in study.plan.get("asks") or [] if a.get("text")]
     ws.say(ROLE, plan_markdown(study), kind="plan", payload={"study_id": ws.id, "steps": len(study.steps),
                                                              **({"data_requests": asks} if asks else {})})
-    for a in asks:
-        ws.event(ROLE, "data_request", {"what": a["text"], "step": a.get("step"), "continue_without": "approve"})
     ws.event(ROLE, "plan", {"playbook": study.plan.get("playbook"), "branch": study.plan.get("branch"),
                             "steps": [s.id for s in study.steps], "author": study.plan.get("author"),
                             "plan_used": plan_used})
@@ -122,6 +139,8 @@ def _data_request(brief: dict, recon: dict, reason: str) -> dict | None:
 
 def request_text(request: dict) -> str:
     """The request as the user reads it: why, what would help, and what continuing without it means."""
+    if request.get("stands_without"):  # the plan's own words say what the data gives and what going on without it does
+        return str(request["why"])
     text = f"{request['why'].rstrip('.')}. The crew can go on with {request['what']} ({request['effect']})."
     if request.get("continue_without"):
         text += (f" Or say \"continue without\" to {request['without']}"

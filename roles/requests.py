@@ -11,6 +11,11 @@ A small rule table per playbook matches the decline's sentence. A match turns th
   stands, now with what would have made the study possible;
 - ignoring it: the decline stands.
 
+A plan that stands without some data but would do better with it (``plan.asks``: the site's basin characteristics
+for a regression peak) makes a request of the same shape, :func:`plan_request`, marked ``stands_without``: the
+study waits for the data as above, and "continue without" plans again with the asks answered
+(``brief.asks_answered``, the steps that asked), so the plan goes on to review as it stands.
+
 ``continue_without`` is either a fixed intake or a function of the playbook's scope (for example the largest
 return period the record supports).
 """
@@ -22,7 +27,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
-__all__ = ["RULES", "request_for", "is_continue_without", "apply_continue_without"]
+__all__ = ["RULES", "request_for", "plan_request", "can_continue", "is_continue_without", "apply_continue_without"]
 
 _CONTINUE = re.compile(r"\b(continue|carry on|go on|proceed|go ahead)\b.*\bwithout\b|^\s*without\b|\bskip (it|that)\b"
                        r"|\bcontinue without\b", re.I)
@@ -110,6 +115,38 @@ def request_for(playbook: str | None, reason: str, scope: Mapping[str, Any] | No
     return None
 
 
+def _said(text: str) -> str:
+    """An ask's first sentence without its "Data request:" label: what it asks for, in a few words."""
+    return re.sub(r"^Data request:\s*", "", str(text)).split(". ")[0].rstrip(".")
+
+
+def plan_request(playbook: str | None, asks: list[Mapping[str, Any]]) -> dict[str, Any]:
+    """The request the plan's asks make (each ``{step, text, data}``, its text the whole request in words, its
+    ``data`` what it asks for, structured: ``what`` (in a few words), ``needs`` (the intake the answer fills),
+    ``characteristics`` (each ``{code, unit}``), ``regions``, ``where`` (where a user finds them), ``without``
+    and ``grade_without``)."""
+    data = [dict(a.get("data") or {}) for a in asks]
+    what = "; ".join(str(d.get("what") or _said(a["text"])) for a, d in zip(asks, data))
+    grades = sorted(d["grade_without"] for d in data if d.get("grade_without"))
+    without = "; ".join(dict.fromkeys(str(d["without"]) for d in data if d.get("without")))
+    return {"playbook": playbook, "what": what,
+            "why": " ".join(a["text"] for a in asks),
+            "effect": "a better estimate than the plan makes without it", "continue_without": None,
+            "stands_without": True, "asks": [a["text"] for a in asks], "steps": [a.get("step") for a in asks],
+            "needs": [d["needs"] for d in data if d.get("needs")],
+            "characteristics": [c for d in data for c in d.get("characteristics") or []],
+            "regions": next((d["regions"] for d in data if d.get("regions")), None),
+            "where": next((d["where"] for d in data if d.get("where")), None),
+            "without": "carry out the plan as it stands" + (f", which gives {without}" if without else ""),
+            "grade_without": grades[-1] if grades else None}
+
+
+def can_continue(request: Mapping[str, Any] | None) -> bool:
+    """Whether the study can go on without what the request asks for: a continuation to apply, or a plan that
+    stands without the data."""
+    return bool(request) and (bool(request.get("continue_without")) or bool(request.get("stands_without")))
+
+
 def is_continue_without(text: Any) -> bool:
     return isinstance(text, str) and bool(_CONTINUE.search(text))
 
@@ -118,6 +155,15 @@ def apply_continue_without(brief: Mapping[str, Any], request: Mapping[str, Any])
     """The brief with the request's continuation applied (stated intake, an assumption, the grade ceiling)."""
     from aquascope_core import playbooks
 
+    if request.get("stands_without"):  # the plan as it stands: its asks answered, so it goes on to review
+        out = dict(brief)
+        out["asks_answered"] = [*(brief.get("asks_answered") or []), *(request.get("steps") or [])]
+        said = request.get("what") or "; ".join(_said(a) for a in request.get("asks") or [])
+        out["assumptions"] = [*(brief.get("assumptions") or []),
+                              f"Continued without the data the plan asked for: {said}"
+                              + (f" (the study will {request['without']})" if request.get("without") else "")]
+        out.pop("declined_reason", None)
+        return out
     cont = dict(request.get("continue_without") or {})
     stated = {**(brief.get("intake_stated") or {}), **cont}
     out = dict(brief)

@@ -44,7 +44,8 @@ def test_a_keyless_study_never_imports_litellm_and_opens_no_socket(tmp_path):
         socket.create_connection = refuse
         from graphs.studio import Studio
         with Studio(41.10, -74.96) as s:
-            s.say("Design flow for a road crossing, 100-year")
+            if s.say("Design flow for a road crossing, 100-year").kind == "data_request":
+                s.say("continue without")  # the basin characteristics the crew asks for: gone on without them
             r = s.approve()
             assert r.kind == "report", r
         print("litellm" if "litellm" in sys.modules else "")

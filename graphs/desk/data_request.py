@@ -40,11 +40,28 @@ def _words(req: Mapping[str, Any]) -> str:
         return " ".join(str(req.get(k)) for k in ("why", "what") if req.get(k))
 
 
+def _wanted(req: Mapping[str, Any]) -> str:
+    """What the request names, structured: each characteristic with its unit, the regions, where to find them."""
+    rows = "".join(f"<tr><td><code>{esc(c.get('code'))}</code></td><td>{esc(c.get('unit'))}</td></tr>"
+                   for c in req.get("characteristics") or [] if isinstance(c, Mapping))
+    table = (f'<table class="wanted"><caption>The characteristics asked for</caption><thead><tr><th scope="col">'
+             f'Code</th><th scope="col">Unit</th></tr></thead><tbody>{rows}</tbody></table>' if rows else "")
+    regions = f"<p>The regions: {esc(req['regions'])}.</p>" if req.get("regions") else ""
+    where = f"<p>Where to find them: {esc(req['where'])}.</p>" if req.get("where") else ""
+    return table + regions + where
+
+
 def data_section(intr: Mapping[str, Any], tid: str) -> str:
     """The request in words and its form: a file, or the table pasted, or the value in words, or go on without."""
     req = (intr.get("action_request") or {}).get("args", {}).get("request") or {}
-    can_go_on = bool((intr.get("config") or {}).get("allow_accept")) and bool(req.get("continue_without"))
+    from roles.requests import can_continue
+
+    can_go_on = bool((intr.get("config") or {}).get("allow_accept")) and can_continue(req)
     grade = f" (graded at most {req['grade_without']})" if req.get("grade_without") else ""
+    codes = [c["code"] for c in req.get("characteristics") or [] if isinstance(c, Mapping) and c.get("code")]
+    asked = str(req.get("what") or "a record") if req.get("stands_without") else "a record"
+    example = ('"' + ", ".join(f"{c} ..." for c in codes[:3]) + '; the region"' if codes
+               else '"the catchment area is 120 km2"')
     without = ('<button type="submit" name="do" value="continue">Continue without it</button>'
                f'<p class="help">{esc("Goes on to " + str(req.get("without") or "work without it") + grade)}.</p>'
                if can_go_on else
@@ -53,11 +70,12 @@ def data_section(intr: Mapping[str, Any], tid: str) -> str:
                "the report.</p>")
     return (
         f'<section id="data" aria-labelledby="data-h" class="waiting"><h2 id="data-h">Data: the crew asks you for '
-        f'a record</h2><p>{prose(_words(req))}</p>'
+        f'{esc(asked)}</h2><p>{prose(_words(req))}</p>{_wanted(req)}'
         f'<form method="post" action="/desk/studies/{esc(tid)}/data" enctype="multipart/form-data" '
         'class="card action" id="data-form">'
         '<h3>Bring it</h3>'
-        f'<div><label for="data-file">The file (CSV, XLSX, or the USGS peak file)</label>'
+        f'<div><label for="data-file">The file (CSV, XLSX, the USGS peak file, or a StreamStats basin-characteristics '
+        'report)</label>'
         f'<input type="file" id="data-file" name="data_file" accept="{ACCEPT}" aria-describedby="data-file-help">'
         '<p id="data-file-help" class="help">A date column (or a year for annual values) and the values, one row '
         "each; checked before anything is sent (size, rows, dates, values), and kept verbatim in the study.</p></div>"
@@ -67,7 +85,7 @@ def data_section(intr: Mapping[str, Any], tid: str) -> str:
         "a year.</p></div>"
         '<div><label for="data-words">Or say the missing value in words</label>'
         '<input id="data-words" name="data_words" aria-describedby="data-words-help">'
-        '<p id="data-words-help" class="help">For example "the catchment area is 120 km2".</p></div>'
+        f'<p id="data-words-help" class="help">For example {esc(example)}.</p></div>'
         '<div class="buttons"><button type="submit" name="do" value="send" class="primary">Send it and plan '
         f"again</button></div>{without}</form></section>")
 

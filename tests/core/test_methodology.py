@@ -74,7 +74,7 @@ BRANCHES = [(pb["id"], b["id"]) for pb in map(playbooks.load, [p["id"] for p in 
 
 def branch_lines(pid: str, bid: str) -> tuple[list, list[dict]]:
     branch = next(b for b in playbooks.load(pid)["branches"] if b["id"] == bid)
-    steps = [{k: v for k, v in st.items() if k not in ("when", "ask")} for st in branch["steps"]]
+    steps = [{k: v for k, v in st.items() if k not in playbooks.PLAN_KEYS} for st in branch["steps"]]
     return methodology.lines_for(branch["methodology"], steps), steps
 
 

@@ -152,12 +152,15 @@ async def plan_studies(urls: list[str], n: int) -> list[tuple[str, str]]:
     import anyio
     from langgraph_sdk import get_client
 
+    from tests.answers import sdk_past_request
+
     out: list[tuple[str, str]] = []
 
     async def one(i: int) -> None:
         c = get_client(url=urls[i % len(urls)], headers=HEADERS)
         tid = (await c.threads.create())["thread_id"]
         await c.runs.wait(tid, "aquascope", input=PROBLEM)
+        await sdk_past_request(c, tid)  # the basin characteristics the crew asks for: gone on without them
         out.append((urls[i % len(urls)], tid))
 
     async with anyio.create_task_group() as tg:

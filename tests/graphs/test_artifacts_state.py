@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from graphs.studio import Studio
+from tests.answers import past_request
 
 pytestmark = pytest.mark.slow
 
@@ -58,7 +59,7 @@ def _run(tmp_path, name, maker, monkeypatch):
     monkeypatch.setattr(figures, "figures_for_study", maker)  # the Author draws through it
     db = tmp_path / f"{name}.sqlite"
     with Studio(41.10, -74.96, checkpointer=f"sqlite:///{db}", artifact_root=tmp_path / name) as s:
-        s.say(TEXT)
+        past_request(s, s.say(TEXT))
         r = s.approve()
         assert r.kind == "report"
         ws = s.workspace()

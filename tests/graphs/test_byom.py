@@ -10,6 +10,7 @@ import pytest
 from aquascope_core.deliverables.report_md import render_markdown
 from aquascope_core.workspace import ArtifactStore
 from graphs.studio import Studio
+from tests.answers import past_request
 
 TEXT = "Design flow for a road crossing"
 SITE = (41.10, -74.96)  # Flat Brook near Flatbrookville NJ (USGS 01440000)
@@ -27,7 +28,8 @@ def test_a_proposed_brief_is_coerced_like_the_crews_model_reply(studio):
     assert ctx["role"] == "consultant" and "consultant" in ctx["system"]
     assert {q["name"] for q in ctx["context"]["intake"]} >= {"return_period", "decision"}
     assert any(st["name"] for st in ctx["context"]["nearby"])  # the catalogue-only recon
-    r = studio.say(TEXT, proposed={"brief": {"intake": {"return_period": 50, "colour": "blue"}}, "source": "device"})
+    r = past_request(studio, studio.say(TEXT, proposed={"brief": {"intake": {"return_period": 50, "colour": "blue"}},
+                                                        "source": "device"}))
     brief = studio.to_dict()["brief"]
     assert brief["source"] == "device" and brief["intake"]["return_period"] == 50 and "colour" not in brief["intake"]
     assert r.kind == "plan"
@@ -45,7 +47,7 @@ def _device_plan(ctx: dict) -> dict:
 
 
 def test_a_proposed_plan_is_validated_pruned_and_run(studio):
-    studio.say(TEXT + ", 100-year")
+    past_request(studio, studio.say(TEXT + ", 100-year"))
     ctx = studio.methodologist_context()
     assert ctx["role"] == "methodologist" and ctx["context"]["catalogue"] and ctx["context"]["gate_checks"]
     r = studio.approve(plan=_device_plan(ctx))
@@ -60,14 +62,14 @@ def test_a_proposed_plan_is_validated_pruned_and_run(studio):
 
 
 def test_a_proposed_plan_with_nothing_valid_leaves_the_crews_plan(studio):
-    studio.say(TEXT + ", 100-year")
+    past_request(studio, studio.say(TEXT + ", 100-year"))
     r = studio.approve(plan={"steps": [{"id": "s1", "tool": "no_such_tool", "arguments": {}, "rationale": "x"}]})
     assert r.kind == "report" and r.payload["plan_used"] == "tree" and r.payload["plan_errors"]
     assert studio.to_dict()["study"]["plan"]["author"] == "playbook"
 
 
 def test_narrated_sections_are_checked_and_the_files_rewritten(studio, tmp_path):
-    studio.say(TEXT + ", 100-year")
+    past_request(studio, studio.say(TEXT + ", 100-year"))
     studio.approve()
     ctx = studio.author_context()
     assert ctx["role"] == "author" and ctx["context"]["key_numbers"]

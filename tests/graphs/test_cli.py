@@ -26,8 +26,13 @@ def test_stop_at_the_plan_then_resume_from_a_new_process(tmp_path):
     out = tmp_path / "study"
     first = aquascope("studio", TEXT, "--lat", "41.10", "--lon", "-74.96", "--out", str(out), home=tmp_path)
     assert first.returncode == 0, first.stderr
-    assert "## Plan: Design flood at Flat Brook" in first.stdout
+    # the crew asks for the site's basin characteristics first, each named with its unit; the user has none
+    assert "Data request: the site's basin characteristics" in first.stdout and "DRNAREA (mi^2)" in first.stdout
+    assert "waits for data" in first.stdout
     study_id = re.search(r"--resume (st-[0-9a-f]+)", first.stdout).group(1)
+    without = aquascope("studio", "continue without", "--resume", study_id, home=tmp_path)
+    assert without.returncode == 0, without.stderr
+    assert "## Plan: Design flood at Flat Brook" in without.stdout and "waits for your approval" in without.stdout
     assert not out.exists()  # nothing is run before approval
     second = aquascope("studio", "--resume", study_id, "--yes", home=tmp_path)
     assert second.returncode == 0, second.stderr

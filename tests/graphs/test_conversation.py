@@ -14,6 +14,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
 from graphs.graph import compile_graph
+from tests.answers import graph_past_request
 
 TEXT = "Design flow for a road crossing, 100-year, at 41.10, -74.96"
 
@@ -36,6 +37,7 @@ def _interrupt(graph, cfg) -> dict:
 def _finished(graph, tid: str) -> dict:
     cfg = _cfg(tid)
     graph.invoke({"messages": [{"type": "human", "content": TEXT, "id": "m-1"}]}, cfg)
+    graph_past_request(graph, cfg, None)  # the basin characteristics the crew asks for: gone on without them
     graph.invoke(Command(resume={"decisions": [{"type": "approve"}]}), cfg)
     return graph.get_state(cfg).values
 
@@ -83,6 +85,7 @@ def test_a_follow_up_sent_alone_keeps_the_request(graph):
 def test_decisions_string_args_and_a_refused_edit_asked_again_with_its_reason(graph):
     cfg = _cfg("t-edit")
     graph.invoke({"site": {"lat": 41.10, "lon": -74.96}, "request": {"text": "Design flow, 100-year"}}, cfg)
+    graph_past_request(graph, cfg, None)
     plan = _interrupt(graph, cfg)
     assert plan["action_request"]["action"] == "approve_plan"
     # a refused edit: the same plan asked again, the reason leading the description
@@ -113,6 +116,7 @@ def test_questions_default_and_a_reject(graph):
             q["default"] = 50
     assert any(q.get("field") == "return_period" for q in questions)
     graph.invoke(Command(resume={"type": "edit", "args": {"questions": questions}}), cfg)
+    graph_past_request(graph, cfg, None)
     plan = _interrupt(graph, cfg)
     assert plan["action_request"]["action"] == "approve_plan"
     assert graph.get_state(cfg).values["brief"]["intake"]["return_period"] == 50

@@ -42,6 +42,9 @@ def test_a_return_period_beyond_the_record_waits_and_continues_without_at_the_la
     value = snap.interrupts[0].value[0]  # a one-element list, as langgraph.prebuilt emits HumanInterrupts
     assert value["action_request"]["action"] == "provide_data" and value["config"]["allow_accept"] is True
     r = studio.say("continue without")
+    # the plan at the supported return period asks for the regression's basin characteristics in turn
+    assert r.kind == "data_request" and r.payload["request"]["stands_without"] and "basin characteristics" in r.text
+    r = studio.say("continue without")
     assert r.kind == "plan" and studio.to_dict()["brief"]["intake"]["return_period"] == int(cap)
     r = studio.approve()
     ws = studio.to_dict()
@@ -93,3 +96,42 @@ def test_every_rule_matches_a_decline_its_playbook_can_say():
             import re
             assert re.search(rule.match, says, re.I), f"{pid}: {rule.match!r} matches none of its declines"
     assert request_for("ungauged_flow", "The site is gauged: use its record.") is None  # not a data request
+
+
+@pytest.mark.slow
+def test_the_basin_characteristics_the_plan_asks_for_wait_at_the_interrupt_every_face_answers(tmp_path):
+    """Flat Brook's design flood: the regression's characteristics are asked for at the ``provide_data`` interrupt
+    (the CLI, the Studio, the sdk and the desk answer it); the desk form's answers resume the graph: "continue
+    without" -> the indicative peak, graded C at most, Not for design; the values in words -> the regression peak."""
+    from langgraph.types import Command
+
+    from graphs.desk.data_request import data_answer, data_section
+
+    def waiting(s):
+        r = s.say("Design flow for a road crossing, 100-year")
+        assert r.kind == "data_request" and s.pending() == "provide_data" and s.status == "waiting"
+        value = s._snapshot().interrupts[0].value[0]
+        assert value["config"]["allow_accept"] is True and value["action_request"]["args"]["request"]["stands_without"]
+        html = data_section(value, s.id)  # the desk's form: each characteristic with its unit, where to find them
+        assert "Continue without it" in html and "<td><code>DRNAREA</code></td><td>mi^2</td>" in html
+        assert "Where to find them: StreamStats" in html and "graded at most C" in html
+        return r
+
+    with Studio(*FLAT_BROOK, checkpointer=f"sqlite:///{tmp_path / 'a.sqlite'}", artifact_root=str(tmp_path / "a")) as s:
+        waiting(s)
+        resume, table = data_answer({"do": "continue"}, {})
+        assert resume == {"type": "accept", "args": None} and table is None
+        plan = s._run(Command(resume=resume))
+        assert plan.kind == "plan" and plan.payload["study"]["steps"][-1]["tool"] == "indicative_peak"
+        assert s.approve().kind == "report"
+        d = s.to_dict()["findings"]["decision"]
+        assert d["method"] == "fuller_indicative" and d["grade"] >= "C" and d["answer"].startswith("Not for design")
+    with Studio(*FLAT_BROOK, checkpointer=f"sqlite:///{tmp_path / 'b.sqlite'}", artifact_root=str(tmp_path / "b")) as s:
+        waiting(s)
+        resume, _ = data_answer({"data_words": "DRNAREA 64.0, STORAGE 2.9, CSL10_85 20.0, POPDENS 40.0; Valley and "
+                                               "Ridge region"}, {})
+        plan = s._run(Command(resume=resume))
+        assert plan.kind == "plan" and plan.payload["study"]["steps"][-1]["tool"] == "nss_peak_regression"
+        assert s.approve().kind == "report"
+        d = s.to_dict()["findings"]["decision"]
+        assert d["method"] == "nss_regression" and d["value"] == pytest.approx(5004.8, rel=1e-4) and d["grade"] == "B"

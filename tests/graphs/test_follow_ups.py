@@ -12,6 +12,7 @@ from aquascope_core.workspace import Workspace
 from graphs.studio import Studio
 from roles.critic import evidence_pool
 from roles.follow_up import classify
+from tests.answers import past_request
 
 TEXT = "Design flow for a road crossing, 100-year"
 
@@ -20,7 +21,7 @@ TEXT = "Design flow for a road crossing, 100-year"
 def done(tmp_path_factory):
     home = tmp_path_factory.mktemp("home")
     s = Studio(41.10, -74.96, checkpointer=f"sqlite:///{home / 'cp.sqlite'}", artifact_root=str(home / "art"))
-    s.say(TEXT)
+    past_request(s, s.say(TEXT))
     s.approve()
     yield s
     s.close()
@@ -73,7 +74,7 @@ def test_the_keyless_classifier(done, text, kind, change):
 
 def test_a_change_is_planned_again_run_and_re_authored(tmp_path):
     with Studio(41.10, -74.96, checkpointer=f"sqlite:///{tmp_path / 'cp.sqlite'}") as s:
-        s.say(TEXT)
+        past_request(s, s.say(TEXT))
         s.approve()
         r = s.follow_up("What is the 150-year flood?")  # not among the levels computed: a change
         assert r.kind == "plan" and s.to_dict()["brief"]["intake"]["return_period"] == 150

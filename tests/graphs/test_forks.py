@@ -10,6 +10,7 @@ from aquascope_core.paths import get_path
 from aquascope_core.runner import run_study
 from aquascope_core.study import Study
 from graphs.studio import Studio
+from tests.answers import past_request
 
 TEXT = "Design flow for a road crossing, 100-year"
 
@@ -18,7 +19,7 @@ TEXT = "Design flow for a road crossing, 100-year"
 def finished(tmp_path):
     with Studio(41.10, -74.96, checkpointer=f"sqlite:///{tmp_path / 'cp.sqlite'}",
                 artifact_root=tmp_path / "studies" / "base" / "artifacts") as s:
-        s.say(TEXT)
+        past_request(s, s.say(TEXT))
         s.approve(by="ana")
         assert s.to_dict()["study"]["plan"]["decisions"][-1]["by"] == "ana"
         yield s

@@ -13,6 +13,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from tests.answers import past_request
 
 CMD = "=cmd|' /C calc'!A0"
 LINK = '=HYPERLINK("http://x")'
@@ -52,9 +53,9 @@ def _study(root: Path):
 
     s = Studio(41.10, -74.96, checkpointer=f"sqlite:///{root / 'cp.sqlite'}", artifact_root=root / "art")
     s.add_table("=evil\nname.csv", _peaks_csv())
-    r = s.say(f"{CMD} Design flow for a road crossing, 100-year, from my peak record {SUM}")
+    r = past_request(s, s.say(f"{CMD} Design flow for a road crossing, 100-year, from my peak record {SUM}"))
     if r.kind == "questions":
-        r = s.say(f"{MINUS} just go")
+        r = past_request(s, s.say(f"{MINUS} just go"))
     r = s.approve(by=f"{SUM} reviewer")
     assert r.kind == "report", (r.kind, r.text[:300])
     return s

@@ -18,6 +18,7 @@ from aquascope_core.errors import DataNotFoundError, InputError, StudyError
 from graphs.context import CrewContext
 from graphs.graph import compile_graph
 from graphs.studio import Studio
+from tests.answers import graph_past_request, past_request, waits_for_characteristics
 
 TEXT = "Design flow for a road crossing, 100-year"
 ROOT = Path(__file__).resolve().parents[2]
@@ -33,9 +34,11 @@ def saver(tmp_path):
 
 
 def start(graph, cfg, ctx, text=TEXT, site=(41.10, -74.96)):
-    return list(graph.stream({"id": cfg["configurable"]["thread_id"], "site": {"lat": site[0], "lon": site[1]},
-                              "request": {"text": text}, "status": "intake"}, cfg, context=ctx,
-                             stream_mode=["custom", "updates"]))
+    """Start the study; at Flat Brook the crew asks for the basin characteristics first: gone on without them."""
+    chunks = list(graph.stream({"id": cfg["configurable"]["thread_id"], "site": {"lat": site[0], "lon": site[1]},
+                                "request": {"text": text}, "status": "intake"}, cfg, context=ctx,
+                               stream_mode=["custom", "updates"]))
+    return chunks + graph_past_request(graph, cfg, ctx, stream_mode=["custom", "updates"])
 
 
 def test_plan_interrupt_then_accept_runs_to_the_report(saver, tmp_path):
@@ -93,6 +96,7 @@ def test_ignore_declines_and_response_replans(saver, tmp_path):
     start(graph, cfg, ctx)
     list(graph.stream(Command(resume={"type": "response", "args": "use 50 years instead"}), cfg, context=ctx))
     snap = graph.get_state(cfg)
+    assert not waits_for_characteristics(snap)  # the request was answered (by the step that asked) in this study
     assert snap.next == ("review",) and snap.values["brief"]["intake"]["return_period"] == 50
     assert snap.values["study"]["steps"][2]["expects"][0]["return_period"] == 50
 
@@ -106,6 +110,8 @@ def test_questions_interrupt_then_defaults(saver, tmp_path):
     assert snap.next == ("clarify",)
     assert snap.interrupts[0].value[0]["action_request"]["action"] == "answer_questions"
     list(graph.stream(Command(resume={"type": "response", "args": "200-year please"}), cfg, context=ctx))
+    assert waits_for_characteristics(graph.get_state(cfg))  # the plan for a 200-year flood asks for them in turn
+    graph_past_request(graph, cfg, ctx)
     snap = graph.get_state(cfg)
     assert snap.next == ("review",) and snap.values["brief"]["intake"]["return_period"] == 200
 
@@ -124,6 +130,10 @@ def test_the_langgraph_json_graph_has_no_checkpointer_of_its_own():
 def test_studio_api_round_trip(tmp_path):
     with Studio(41.10, -74.96, checkpointer=f"sqlite:///{tmp_path / 'cp.sqlite'}") as s:
         r = s.say(TEXT)
+        assert r.kind == "data_request" and s.pending() == "provide_data"
+        with pytest.raises(StudyError, match="waits for data, not for an approval"):
+            s.approve()
+        r = past_request(s, r)
         assert r.kind == "plan" and s.pending() == "approve_plan" and "Plan:" in r.text
         r = s.approve()
         assert r.kind == "report" and "138 m3/s" in r.text and r.payload["critique_ok"]
@@ -145,7 +155,7 @@ def test_studio_api_round_trip(tmp_path):
 
 def test_follow_up_with_a_new_return_period_replans_for_review(tmp_path):
     with Studio(41.10, -74.96, checkpointer=f"sqlite:///{tmp_path / 'cp.sqlite'}") as s:
-        s.say(TEXT)
+        past_request(s, s.say(TEXT))
         s.approve()
         r = s.follow_up("redo it with a 200-year return period")
         assert r.kind == "plan" and s.to_dict()["brief"]["intake"]["return_period"] == 200
@@ -166,6 +176,8 @@ def test_a_killed_process_loses_nothing_and_a_new_process_resumes(tmp_path):
         from graphs.studio import Studio
         s = Studio(41.10, -74.96)
         r = s.say("Design flow for a road crossing, 100-year")
+        assert r.kind == "data_request"
+        r = s.say("continue without")  # the basin characteristics the crew asks for: gone on without
         print(s.id, r.kind, flush=True)
         os._exit(9)
     """, tmp_path)

@@ -18,6 +18,7 @@ pytest.importorskip("langgraph_sdk")
 
 from langgraph_sdk import get_client  # noqa: E402
 
+from tests.answers import sdk_past_request  # noqa: E402
 from tests.graphs.hosting import PROBLEM, redis_server, servers  # noqa: E402
 from tests.graphs.lg_server import http_status as _status  # noqa: E402
 from tests.graphs.pg_server import postgres_url  # noqa: E402,F401 - the fixture
@@ -36,6 +37,7 @@ async def _drive(url: str) -> dict:
     planted = {**PROBLEM, "request": {**PROBLEM["request"], "api_key": KEYS["req"]}}
     run = await alice.runs.wait(tid, "aquascope", input=planted, config={"configurable": {"api_key": KEYS["cfg"]}},
                                 metadata={"api_key": KEYS["meta"]})
+    await sdk_past_request(alice, tid)  # the basin characteristics the crew asks for: gone on without them
     plan_state = await alice.threads.get_state(tid)
     seen["alice plan"] = bool(plan_state["interrupts"])
     seen["bob search"] = [t["thread_id"] for t in await bob.threads.search(limit=100)]
@@ -48,6 +50,7 @@ async def _drive(url: str) -> dict:
     seen["bob resume"] = await _status(bob.runs.wait(tid, "aquascope", command={"resume": {"type": "accept"}}))
     bob_tid = (await bob.threads.create())["thread_id"]
     await bob.runs.wait(bob_tid, "aquascope", input=PROBLEM)
+    await sdk_past_request(bob, bob_tid)
     await alice.runs.wait(tid, "aquascope", command={"resume": {"type": "accept", "api_key": KEYS["resume"]}})
     await bob.runs.wait(bob_tid, "aquascope", command={"resume": {"type": "accept"}})
     seen["alice"] = (await alice.threads.get_state(tid))["values"]
@@ -104,7 +107,8 @@ def test_the_open_runtime_runs_studies_under_the_projects_auth(tmp_path, postgre
     for who in ("alice", "bob"):
         assert seen[who]["status"] == "done" and "The 100-year peak flow" in seen[who]["answer"], who
     assert seen["alice fork"]["status"] == "done" and "The 50-year peak flow" in seen["alice fork"]["answer"]
-    assert set(seen["alice runs"]) == {"success"} and len(seen["alice runs"]) == 3
+    # the start, "continue without" (the basin characteristics asked for), the approval, the fork
+    assert set(seen["alice runs"]) == {"success"} and len(seen["alice runs"]) == 4
     # keys planted in the run's configurable, metadata, input and resume value are in no table of the database
     stored = _database_text(postgres_url)
     assert stored.count(seen["thread id"]) > 5  # the tables searched hold the runs and checkpoints

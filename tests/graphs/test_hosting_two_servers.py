@@ -17,6 +17,7 @@ pytest.importorskip("langgraph_sdk")
 
 from tests.graphs.hosting import PROBLEM, approve_all, plan_studies, redis_server, servers, wait_done  # noqa: E402
 from tests.graphs.pg_server import postgres_url  # noqa: E402,F401 - the fixture
+from tests.answers import past_request  # noqa: E402
 
 N = 20
 
@@ -25,7 +26,7 @@ def _one_process(tmp_path) -> dict:
     from graphs.studio import Studio
 
     with Studio(PROBLEM["site"]["lat"], PROBLEM["site"]["lon"], checkpointer=f"sqlite:///{tmp_path}/ref.sqlite") as s:
-        s.say(PROBLEM["request"]["text"])
+        past_request(s, s.say(PROBLEM["request"]["text"]))
         s.approve()
         return s.to_dict()
 

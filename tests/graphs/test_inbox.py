@@ -18,6 +18,7 @@ from graphs.graph import compile_graph, graph as module_graph
 from graphs.inputs import chat_text, site_from_text, start_update
 from graphs.nodes import normalise_response
 from aquascope_core.methodology import texts
+from tests.answers import graph_past_request
 
 TEXT = "Design flow for a road crossing, 100-year"
 
@@ -61,6 +62,7 @@ def test_a_chat_message_starts_a_study(crew):
     graph, ctx = crew
     cfg = {"configurable": {"thread_id": "t-chat"}}
     list(graph.stream({"messages": [{"type": "human", "content": TEXT + ", at 41.10, -74.96"}]}, cfg, context=ctx))
+    graph_past_request(graph, cfg, ctx)
     snap = graph.get_state(cfg)
     assert snap.next == ("review",) and snap.values["id"] == "t-chat"
     assert snap.values["site"] == {"lat": 41.1, "lon": -74.96}
@@ -83,6 +85,7 @@ def test_inbox_edit_of_the_study_changes_the_run_and_its_text(crew):
     graph, ctx = crew
     cfg = {"configurable": {"thread_id": "t-inbox-edit", "reviewer": "ana"}}
     list(graph.stream({"site": {"lat": 41.10, "lon": -74.96}, "request": {"text": TEXT}}, cfg, context=ctx))
+    graph_past_request(graph, cfg, ctx)
     intr = graph.get_state(cfg).interrupts[0].value[0]
     study = copy.deepcopy(intr["action_request"]["args"]["study"])
     s3 = next(s for s in study["steps"] if s["id"] == "s3")
@@ -92,6 +95,7 @@ def test_inbox_edit_of_the_study_changes_the_run_and_its_text(crew):
     s3["arguments"]["n_bootstrap"] = 300
     edit = {"type": "edit", "args": {"action": "approve_plan", "args": {"study": study}}}
     list(graph.stream(Command(resume=[edit]), cfg, context=ctx))
+    graph_past_request(graph, cfg, ctx)
     values = graph.get_state(cfg).values
     assert values["status"] == "done"
     assert values["run"]["results"]["s3"]["payload"]["fits"]["gev_lmoments"]["ci"]["n_resamples"] == 300
@@ -118,9 +122,11 @@ def test_an_edit_that_drops_what_a_gate_reads_is_refused(crew):
     graph, ctx = crew
     cfg = {"configurable": {"thread_id": "t-gate"}}
     list(graph.stream({"site": {"lat": 41.10, "lon": -74.96}, "request": {"text": TEXT}}, cfg, context=ctx))
+    graph_past_request(graph, cfg, ctx)
     bad = {"type": "edit", "args": {"action": "approve_plan",
                                     "args": {"steps": {"s3": {"arguments": {"distributions": ["lp3_moments"]}}}}}}
     list(graph.stream(Command(resume=[bad]), cfg, context=ctx))
+    graph_past_request(graph, cfg, ctx)
     snap = graph.get_state(cfg)
     assert snap.next == ("review",)
     msg = snap.values["messages"][-1]
@@ -139,6 +145,7 @@ def test_questions_answered_in_each_form(crew):
         cfg = {"configurable": {"thread_id": f"t-q-{name}"}}
         list(graph.stream({"site": {"lat": 41.10, "lon": -74.96}, "request": {"text": "flood risk at the culvert"}},
                           cfg, context=ctx))
+        graph_past_request(graph, cfg, ctx)
         intr = graph.get_state(cfg).interrupts[0].value[0]
         assert intr["action_request"]["action"] == "answer_questions"
         if resp is None:  # the questions list itself, with an answer filled in
@@ -146,6 +153,7 @@ def test_questions_answered_in_each_form(crew):
             next(q for q in qs if q["field"] == "return_period")["answer"] = 25
             resp = {"type": "edit", "args": {"action": "answer_questions", "args": {"questions": qs}}}
         list(graph.stream(Command(resume=[resp]), cfg, context=ctx))
+        graph_past_request(graph, cfg, ctx)
         snap = graph.get_state(cfg)
         assert snap.next == ("review",), name
         assert snap.values["brief"]["intake"]["return_period"] == want, name
@@ -153,7 +161,9 @@ def test_questions_answered_in_each_form(crew):
     cfg = {"configurable": {"thread_id": "t-q-ignore"}}
     list(graph.stream({"site": {"lat": 41.10, "lon": -74.96}, "request": {"text": "flood risk at the culvert"}},
                       cfg, context=ctx))
+    graph_past_request(graph, cfg, ctx)
     list(graph.stream(Command(resume=[{"type": "ignore", "args": None}]), cfg, context=ctx))
+    graph_past_request(graph, cfg, ctx)
     assert graph.get_state(cfg).values["status"] == "declined"
 
 
@@ -169,9 +179,11 @@ def test_the_recorded_decisions_replay_the_reviewers_choices(crew):
     graph, ctx = crew
     cfg = {"configurable": {"thread_id": "t-replay"}}
     list(graph.stream({"site": {"lat": 41.10, "lon": -74.96}, "request": {"text": TEXT}}, cfg, context=ctx))
+    graph_past_request(graph, cfg, ctx)
     edit = {"type": "edit", "args": {"intake": {"return_period": 50},
                                      "steps": {"s3": {"arguments": {"confidence": 0.8}}}, "drop": ["s4"]}}
     list(graph.stream(Command(resume=edit), cfg, context=ctx))
+    graph_past_request(graph, cfg, ctx)
     final = graph.get_state(cfg).values
     at_plan = next(s for s in graph.get_state_history(cfg) if s.next == ("review",))
     ws = Workspace.from_dict({k: v for k, v in at_plan.values.items() if k in STATE_KEYS and v is not None})
@@ -201,12 +213,14 @@ def test_a_plan_edit_that_drops_spei_rewrites_the_reports_methods(crew):
     cfg = {"configurable": {"thread_id": "t-drought-drop"}}
     list(graph.stream({"site": {"lat": 31.7069, "lon": -89.4069}, "request": {"text": "Is the catchment in drought?"}},
                       cfg, context=ctx))
+    graph_past_request(graph, cfg, ctx)
     snap = graph.get_state(cfg)
     intr = snap.interrupts[0].value[0]
     assert snap.next == ("review",) and intr["action_request"]["action"] == "approve_plan"
     assert "log-logistic" in intr["description"] or "log-logistic" in str(intr["action_request"]["args"])
     edit = {"type": "edit", "args": {"action": "approve_plan", "args": {"drop": ["s3"]}}}
     list(graph.stream(Command(resume=[edit]), cfg, context=ctx))
+    graph_past_request(graph, cfg, ctx)
     values = graph.get_state(cfg).values
     assert values["status"] == "done" and "s3" not in values["run"]["results"]
     section = next(s for s in values["report"]["sections"] if s["id"] == "methodology")["text"]

@@ -42,6 +42,8 @@ def test_a_study_from_the_javascript_sdk(tmp_path):
     assert done.returncode == 0, done.stderr[-3000:]
     seen = json.loads(done.stdout.strip().splitlines()[-1])
     assert seen["questions"] == "answer_questions" and seen["plan"] == "approve_plan"
+    assert seen["data_request"] == "provide_data"
+    assert seen["characteristics"] == ["DRNAREA (mi^2)", "STORAGE (%)", "CSL10_85 (ft/mi)", "POPDENS (persons/mi^2)"]
     assert seen["status"] == "done" and "The 50-year peak flow" in seen["answer"]
     assert seen["n_resamples"] == 200
     assert seen["decisions"] == ["answer", "edit"]

@@ -17,6 +17,7 @@ pytest.importorskip("langgraph_api")
 
 from langgraph_sdk import get_client  # noqa: E402
 
+from tests.answers import sdk_past_request  # noqa: E402
 from tests.graphs.lg_server import ROOT, langgraph_dev  # noqa: E402
 
 TEXT = "Design flow for a road crossing, 100-year, at 41.10, -74.96"
@@ -41,6 +42,8 @@ async def _drive(url: str) -> dict:
         if ch.event == "custom":
             custom.append(ch.data)
     seen["custom"] = custom
+    seen["t1_request"] = _interrupt(await c.threads.get_state(t1))  # the basin characteristics, asked first
+    await sdk_past_request(c, t1, aid)  # gone on without them, as a user without them does
     st = await c.threads.get_state(t1)
     seen["t1_plan"] = _interrupt(st)
     await c.runs.wait(t1, aid, command={"resume": [{"type": "accept", "args": None}]})
@@ -52,6 +55,7 @@ async def _drive(url: str) -> dict:
     seen["t2_questions"] = _interrupt(await c.threads.get_state(t2))
     await c.runs.wait(t2, aid, command={"resume": [{"type": "edit", "args": {
         "action": "answer_questions", "args": {"return_period": 50}}}]})
+    await sdk_past_request(c, t2, aid)
     plan = _interrupt(await c.threads.get_state(t2))
     study = plan["action_request"]["args"]["study"]
     next(s for s in study["steps"] if s["id"] == "s3")["arguments"]["n_bootstrap"] = 200
@@ -63,6 +67,7 @@ async def _drive(url: str) -> dict:
     t3 = (await c.threads.create())["thread_id"]
     await c.runs.wait(t3, aid, input={"site": SITE, "request": {"text": "flood risk at the culvert"}})
     await c.runs.wait(t3, aid, command={"resume": [{"type": "response", "args": "200-year please"}]})
+    await sdk_past_request(c, t3, aid)
     seen["t3_plan1"] = (await c.threads.get_state(t3))["values"]["brief"]["intake"]
     await c.runs.wait(t3, aid, command={"resume": [{"type": "response", "args": "use 25 years instead"}]})
     seen["t3_plan2"] = (await c.threads.get_state(t3))["values"]["brief"]["intake"]
@@ -73,6 +78,7 @@ async def _drive(url: str) -> dict:
     t4 = (await c.threads.create())["thread_id"]
     await c.runs.wait(t4, aid, input={"site": SITE, "request": {"text": "flood risk at the culvert"}})
     await c.runs.wait(t4, aid, command={"resume": [{"type": "accept", "args": None}]})
+    await sdk_past_request(c, t4, aid)
     st4 = await c.threads.get_state(t4)
     seen["t4"] = {"next": st4["next"], "intake": st4["values"]["brief"]["intake"]}
 
@@ -121,6 +127,10 @@ def test_the_crew_under_langgraph_dev(tmp_path):
     # the chat thread
     roles = {e.get("role") for e in seen["custom"] if isinstance(e, dict)}
     assert {"consultant", "scout", "methodologist"} <= roles
+    req = seen["t1_request"]
+    assert req["action_request"]["action"] == "provide_data" and req["config"]["allow_accept"] is True
+    assert [c["code"] for c in req["action_request"]["args"]["request"]["characteristics"]] == [
+        "DRNAREA", "STORAGE", "CSL10_85", "POPDENS"]
     assert seen["t1_plan"]["action_request"]["action"] == "approve_plan"
     assert set(seen["t1_plan"]["config"]) == {"allow_accept", "allow_edit", "allow_respond", "allow_ignore"}
     t1 = seen["t1"]

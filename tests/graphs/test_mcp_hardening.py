@@ -55,6 +55,9 @@ def test_schemas_hints_errors_export_folder_resources_and_prompts(tmp_path):
                                                            "include_workspace": False})
                 sid = start.structured_content["study_id"]
                 seen["sid"] = sid
+                # the basin characteristics the crew asks for: gone on without them, then the plan approved
+                await c.call_tool("studio_say", {"text": "continue without", "study_id": sid,
+                                                 "include_workspace": False})
                 await c.call_tool("studio_approve", {"study_id": sid, "include_workspace": False})
                 for out in (str(outside / "abs"), "../outside/climb", "a/../../outside/x", "link/y", "~/x", ""):
                     seen[f"export {out}"] = await c.call_tool("studio_export", {"study_id": sid, "out": out})
@@ -144,6 +147,8 @@ def test_two_users_see_only_their_own_studies(tmp_path):
                 except Exception as exc:  # noqa: BLE001
                     seen["bob read"] = str(exc)
             async with Client(_params(tmp_path, "--user", "alice")) as alice:
+                await alice.call_tool("studio_say", {"text": "continue without", "study_id": sid,
+                                                     "include_workspace": False})
                 seen["alice approve"] = await alice.call_tool("studio_approve", {"study_id": sid,
                                                                                  "include_workspace": False})
         return seen

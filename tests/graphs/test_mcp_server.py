@@ -45,6 +45,10 @@ def test_a_whole_study_over_stdio(tmp_path):
                     "include_workspace": False}))
                 seen["start"] = start
                 sid = start["study_id"]
+                # the crew asks for the site's basin characteristics; the user has none and goes on without them
+                seen["without"] = _data(await client.call_tool("studio_say", {"text": "continue without",
+                                                                              "study_id": sid,
+                                                                              "include_workspace": False}))
                 seen["context"] = _data(await client.call_tool("studio_context", {"role": "methodologist",
                                                                                  "study_id": sid}))
                 seen["approve"] = _data(await client.call_tool("studio_approve", {"study_id": sid}))
@@ -67,7 +71,9 @@ def test_a_whole_study_over_stdio(tmp_path):
                                   "studio_start", "studio_say", "studio_approve", "studio_follow_up", "studio_narrate",
                                   "studio_context", "studio_export"}
     assert any(p["id"] == "flood_risk" for p in seen["playbooks"]["playbooks"])
-    assert seen["start"]["reply"]["kind"] == "plan" and seen["start"]["status"] == "review"
+    assert seen["start"]["reply"]["kind"] == "data_request" and seen["start"]["status"] == "waiting"
+    assert "DRNAREA (mi^2)" in seen["start"]["reply"]["text"] and "StreamStats" in seen["start"]["reply"]["text"]
+    assert seen["without"]["reply"]["kind"] == "plan" and seen["without"]["status"] == "review"
     assert "workspace" not in seen["start"]
     assert seen["context"]["role"] == "methodologist" and seen["context"]["system"]
     assert seen["approve"]["reply"]["kind"] == "report" and "138 m3/s" in seen["approve"]["reply"]["text"]

@@ -51,8 +51,12 @@ def test_cli_stops_at_the_plan_and_resumes_from_a_new_process_on_postgres(postgr
     first = cli(["studio", TEXT, "--lat", "41.10", "--lon", "-74.96", "-q", "--checkpoints", postgres_url],
                 tmp_path / "home")
     assert first.returncode == 0, first.stderr
-    assert "waits for your approval" in first.stdout
+    assert "waits for data" in first.stdout  # the site's basin characteristics, asked for first
     study_id = re.search(r"Study (st-[0-9a-f]+)", first.stderr).group(1)
+    without = cli(["studio", "continue without", "--resume", study_id, "-q", "--checkpoints", postgres_url],
+                  tmp_path / "home")
+    assert without.returncode == 0, without.stderr
+    assert "waits for your approval" in without.stdout
     second = cli(["studio", "--resume", study_id, "--yes", "-q", "--checkpoints", postgres_url,
                   "--out", str(tmp_path / "out")], tmp_path / "other-home")  # nothing shared but the database
     assert second.returncode == 0, second.stderr
@@ -73,11 +77,14 @@ def test_cli_stops_at_the_plan_and_resumes_from_a_new_process_on_postgres(postgr
 async def _server_study(url: str) -> dict:
     from langgraph_sdk import get_client
 
+    from tests.answers import sdk_past_request
+
     with anyio.fail_after(240):
         c = get_client(url=url)
         aid = (await c.assistants.search(graph_id="aquascope"))[0]["assistant_id"]
         tid = (await c.threads.create())["thread_id"]
         await c.runs.wait(tid, aid, input={"site": {"lat": 41.10, "lon": -74.96}, "request": {"text": TEXT}})
+        await sdk_past_request(c, tid, aid)  # the basin characteristics the crew asks for: gone on without them
         await c.runs.wait(tid, aid, command={"resume": [{"type": "accept", "args": None}]})
         state = await c.threads.get_state(tid)
         return {"thread": tid, "values": state["values"]}

@@ -14,6 +14,7 @@ from aquascope_core.errors import InputError
 from graphs.checkpoint import open_checkpointer
 from graphs.graph import compile_graph
 from graphs.studio import Studio
+from tests.answers import past_request
 
 TEXT = "Design flow for a road crossing, 100-year"
 KEY = "sk-proj-SECRETabcdefghijklmnopqrstuvwxyz0123"
@@ -43,7 +44,7 @@ def test_a_key_given_to_the_studio_or_in_the_environment_is_never_stored(tmp_pat
     monkeypatch.setenv("OPENAI_API_KEY", KEY)  # the environment way
     base = f"http://127.0.0.1:{_free_port()}/v1"  # nothing listens: every call fails, and its error is recorded
     with Studio(41.10, -74.96, model="openai/stub", base_url=base, api_key=KEY) as s:  # the in-memory way
-        s.say(TEXT)
+        past_request(s, s.say(TEXT))
         s.approve()
         s.export(tmp_path / "out")
         ws = s.to_dict()
@@ -59,7 +60,8 @@ def test_keys_in_a_hosted_run_config_metadata_or_input_are_not_checkpointed(tmp_
     with open_checkpointer() as saver:
         graph = compile_graph(saver)
         graph.invoke(inp, cfg, context={"key_ref": "env:OPENAI_API_KEY"})
-        graph.invoke(Command(resume={"type": "accept"}), cfg)
+        graph.invoke(Command(resume={"type": "accept"}), cfg)  # at the basin characteristics: continue without
+        graph.invoke(Command(resume={"type": "accept"}), cfg)  # at the plan: approved
         assert graph.get_state(cfg).values["status"] == "done"
         with pytest.raises(InputError, match="context.key_ref"):  # a key itself in the run context is refused
             graph.invoke(inp, {"configurable": {"thread_id": "st-00000000dead"}}, context={"key_ref": KEY})

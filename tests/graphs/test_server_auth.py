@@ -14,6 +14,7 @@ pytest.importorskip("langgraph_api")
 
 from langgraph_sdk import get_client  # noqa: E402
 
+from tests.answers import sdk_past_request  # noqa: E402
 from tests.graphs.lg_server import http_status as _status, langgraph_dev  # noqa: E402
 
 TEXT = "Design flow for a road crossing, 100-year, at 41.10, -74.96"
@@ -35,6 +36,7 @@ async def _drive(url: str) -> dict:
 
     tid = (await alice.threads.create(metadata={"project": "culvert"}))["thread_id"]
     await alice.runs.wait(tid, aid, input={"messages": [{"type": "human", "content": TEXT}]})
+    await sdk_past_request(alice, tid, aid)  # the basin characteristics the crew asks for: gone on without them
     seen["thread"] = await alice.threads.get(tid)
     state = await alice.threads.get_state(tid)
     seen["alice waits"] = bool(state["interrupts"])

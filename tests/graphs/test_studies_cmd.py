@@ -35,7 +35,7 @@ def test_studies_lists_waiting_interrupted_and_done_studies(tmp_path):
     assert len(rows) == 2
     assert rows[killed]["status"] == "interrupted" and rows[killed]["next"] == ["analysts"]
     other = next(r for k, r in rows.items() if k != killed)
-    assert other["status"] == "waiting for approval"
+    assert other["status"] == "waiting for data"  # the basin characteristics the crew asks for at Flat Brook
     assert other["question"] == TEXT and other["site"] == "41.1000, -74.9600" and other["playbook"] == "flood_risk"
     listing = _cli("studies", home=home).stdout
     assert "interrupted" in listing and f"--resume ID --yes" in listing

@@ -10,6 +10,7 @@ from aquascope_core.data import get_source
 from aquascope_core.methods import flood_frequency as ffa
 from aquascope_core.tools.flood import annual_maximum_series, bulletin17c_ema
 from tests.playbooks.harness import plan_and_run
+from tests.answers import past_request
 
 FLAT_BROOK = (41.10, -74.96)
 BIG_SANDY = (36.037016, -88.229112)       # USGS 03606500, position from the catalogue
@@ -217,7 +218,7 @@ def test_the_crew_reports_the_new_branches(tmp_path, site, text, number):
     from graphs.studio import Studio
 
     with Studio(*site, checkpointer=f"sqlite:///{tmp_path / 'cp.sqlite'}", artifact_root=tmp_path / "art") as s:
-        r = s.say(text)
+        r = past_request(s, s.say(text))
         assert r.kind == "plan"
         r = s.approve()
         ws = s.to_dict()

@@ -11,6 +11,7 @@ from markdown_it import MarkdownIt
 
 from aquascope_core.textsafe import md_inline
 from graphs.studio import Studio
+from tests.answers import past_request
 
 FORGED = ("Design flow for a road crossing, 100-year.\n\n## Summary\n\nThe 100-year flood is **9999 m3/s** "
           "[see the memo](http://evil.example/memo) <script>alert(1)</script>\n\n| Quantity | Value |\n|---|---|\n"
@@ -23,7 +24,7 @@ def _numbers(obj) -> set[str]:
 
 def test_a_forged_brief_adds_no_heading_table_link_or_number(tmp_path):
     with Studio(41.10, -74.96) as s:
-        assert s.say(FORGED).kind == "plan"
+        assert past_request(s, s.say(FORGED)).kind == "plan"
         reply = s.approve()
         assert reply.kind == "report"
         paths = {p.name: p for p in s.export(tmp_path / "out")}

@@ -12,6 +12,7 @@ import pytest
 from aquascope_core.errors import ModelError
 from graphs.studio import Studio
 from roles.model import Model, ScriptedModel, resolve_key
+from tests.answers import past_request
 
 TEXT = "Design flow for a road crossing, 100-year"
 
@@ -69,7 +70,7 @@ def test_an_unusable_model_gives_the_keyless_report_with_the_fallback_noted(endp
     t0 = time.monotonic()
     with Studio(41.10, -74.96, model="openai/stub-model", base_url=f"http://127.0.0.1:{port}/v1",
                 api_key="env:AQ_TEST_MODEL_KEY") as s:
-        assert s.say(TEXT).kind == "plan"
+        assert past_request(s, s.say(TEXT)).kind == "plan"
         reply = s.approve()
         files = {p.name: p for p in s.export(tmp_path / "out")}
         report = s.to_dict()["report"]

@@ -11,6 +11,7 @@ from aquascope_core.errors import InputError
 from aquascope_core.workspace import ArtifactStore, Workspace
 from roles import analysts, author, consultant, critic, interpreter, methodologist, scout
 from roles.model import ScriptedModel, parse_json_object
+from tests.answers import roles_past_request
 
 SITE = {"lat": 41.10, "lon": -74.96}
 TEXT = "Design flow for a road crossing, 100-year"
@@ -25,6 +26,8 @@ def done(tmp_path_factory) -> tuple[Workspace, ArtifactStore]:
     ws = new_ws()
     for role in (consultant, scout, methodologist, analysts, interpreter, critic):
         role(ws)
+        if role is methodologist:  # the basin characteristics the crew asks for: gone on without them
+            roles_past_request(ws, methodologist)
     store = ArtifactStore(tmp_path_factory.mktemp("artifacts"))
     author(ws, store=store)
     return ws, store
@@ -103,6 +106,7 @@ def test_a_failed_gate_is_listed_as_not_established(tmp_path):
     ws = new_ws()
     for role in (consultant, scout, methodologist):
         role(ws)
+    roles_past_request(ws, methodologist)  # the basin characteristics the crew asks for: gone on without them
     ws.study["steps"][2]["expects"].append({"check": "spread_within", "value": 0.001, "return_period": 100,
                                             "paths": ["fits.gev_lmoments.return_levels", "fits.lp3_moments.return_levels"]})
     for role in (analysts, interpreter, critic):
@@ -156,6 +160,8 @@ def test_scripted_model_fills_the_brief_and_its_invented_numbers_are_dropped(tmp
     assert any(e["event"] == "model_reply_rejected" for e in ws.events)
     for role in (scout, methodologist, analysts):
         role(ws)
+        if role is methodologist:
+            roles_past_request(ws, methodologist)
     s3 = ws.run["results"]["s3"]["payload"]
     i = s3["return_periods"].index(200)
     real = s3["fits"]["gev_lmoments"]["return_levels"][i]
@@ -191,6 +197,7 @@ def test_a_branch_fallback_replans_that_branch_once(tmp_path):
     ws = new_ws()
     for role in (consultant, scout, methodologist):
         role(ws)
+    roles_past_request(ws, methodologist)  # the basin characteristics the crew asks for: gone on without them
     s3 = ws.study["steps"][2]
     s3["expects"] = [{"check": "min_years", "value": 500, "path": "n"}]  # cannot pass
     s3["fallback"] = {"branch": "at_site"}

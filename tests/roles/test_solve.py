@@ -17,6 +17,15 @@ def test_solve_keyless_end_to_end():
     r = solve("Design flow for a road crossing, 100-year", **SITE)
     assert not r.declined and r.run.ok and r.study.version == 3
     assert "100-year peak flow at Flat Brook near Flatbrookville NJ is indicatively" in r.answer  # Fuller (1914)
+    # the crew asked for the site's basin characteristics (the provide_data interrupt); nobody is there to bring
+    # them, so solve went on without them, as "continue without" does, and the study says so
+    assert r.answer.startswith("Not for design")
+    assert r.workspace["brief"]["asks_answered"] == ["s6"]
+    said = [a for a in r.workspace["brief"]["assumptions"] if a.startswith("Continued without the data the plan")]
+    assert said == ["Continued without the data the plan asked for: the site's basin characteristics for the USGS "
+                    "regression equations of NJ (the study will carry out the plan as it stands, which gives an "
+                    "indicative peak (Fuller 1914), marked \"Not for design\")"]
+    assert any(e["event"] == "data_request" and e["role"] == "methodologist" for e in r.timeline)
     assert {c["check"] for c in r.checks} >= {"numbers_in_results", "findings_resolve"}
     assert all(c["passed"] for c in r.checks)
     roles = [e["role"] for e in r.timeline]

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.answers import past_request
 
 STUDIES = {
     "flood": ("Design flow for a road crossing, 100-year", 41.10, -74.96),
@@ -118,9 +119,9 @@ def run_study_with_crew(name: str, root: Path) -> dict[str, Any]:
 
     problem, lat, lon = STUDIES[name]
     with Studio(lat, lon, checkpointer=f"sqlite:///{root / 'cp.sqlite'}", artifact_root=root / "artifacts") as s:
-        r = s.say(problem)
+        r = past_request(s, s.say(problem))
         if r.kind == "questions":
-            r = s.say("just go")
+            r = past_request(s, s.say("just go"))
         r = s.approve()
         assert r.kind == "report", (name, r.kind, r.text)
         paths = s.export(root / "out")

@@ -132,6 +132,14 @@ def test_a_reviewer_runs_a_flood_study_at_the_desk_and_another_user_sees_none_of
         d.find_element(By.ID, "answer-return_period").send_keys("100")
         d.find_element(By.CSS_SELECTOR, "button[value=answer]").click()
 
+        # -- the crew asks for the site's basin characteristics, each with its unit and where to find them; the
+        # reviewer has none and goes on without them
+        wait_for(d, lambda d: d.find_element(By.ID, "data-form"), 90, "the data request")
+        check_page(d)
+        asked = d.find_element(By.ID, "data").text
+        assert "DRNAREA" in asked and "mi^2" in asked and "StreamStats" in asked, asked
+        d.find_element(By.CSS_SELECTOR, "button[value=continue]").click()
+
         # -- the plan: objective for 100 years; the return period edited to 50 at the plan, approved
         rp = wait_for(d, lambda d: d.find_element(By.ID, "intake-return_period"), 90, "the plan form")
         check_page(d)

@@ -10,6 +10,7 @@ from langgraph.types import Command
 
 from graphs.context import CrewContext
 from graphs.graph import compile_graph
+from tests.answers import graph_past_request
 
 
 def test_a_decline_keeps_its_reason(tmp_path):
@@ -23,8 +24,10 @@ def test_a_decline_keeps_its_reason(tmp_path):
             cfg = {"configurable": {"thread_id": tid}}
             list(graph.stream({"site": {"lat": 41.10, "lon": -74.96},
                                "request": {"text": "Design flow for a road crossing, 100-year"}}, cfg, context=ctx))
+            graph_past_request(graph, cfg, ctx)
             assert graph.get_state(cfg).next == ("review",)
             list(graph.stream(Command(resume=[{"type": "ignore", "args": args, "by": "ana"}]), cfg, context=ctx))
+            graph_past_request(graph, cfg, ctx)
             values = graph.get_state(cfg).values
             decision = values["study"]["plan"]["decisions"][-1]
             assert values["status"] == "declined" and decision["kind"] == "ignore" and decision["by"] == "ana"

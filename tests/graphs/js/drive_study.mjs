@@ -1,7 +1,8 @@
 // A study driven from JavaScript with @langchain/langgraph-sdk against a running server (URL in argv):
-// the questions answered (the form's default edited), the plan edited (args as a JSON string, as inbox UIs send
-// them) and so approved, a follow-up chat message answered, then LangGraph's own fork: the plan checkpoint resumed
-// by id with a new return period. Prints one JSON line of what it saw; the Python test checks it.
+// the questions answered (the form's default edited), the data request gone on without, the plan edited (args as
+// a JSON string, as inbox UIs send them) and so approved, a follow-up chat message answered, then LangGraph's own
+// fork: the plan checkpoint resumed by id with a new return period. Prints one JSON line of what it saw; the
+// Python test checks it.
 import { Client } from "@langchain/langgraph-sdk";
 
 const client = new Client({ apiUrl: process.argv[2] });
@@ -19,6 +20,12 @@ const asked = interrupt(await client.threads.getState(tid));
 seen.questions = asked.action_request.action;
 const questions = asked.action_request.args.questions.map((q) => (q.field === "return_period" ? { ...q, default: 50 } : q));
 await client.runs.wait(tid, assistant, { command: { resume: [{ type: "edit", args: { action: "answer_questions", args: { questions } } }] } });
+
+// the crew asks for the site's basin characteristics (a data request the plan stands without): gone on without
+const request = interrupt(await client.threads.getState(tid));
+seen.data_request = request.action_request.action;
+seen.characteristics = request.action_request.args.request.characteristics.map((c) => `${c.code} (${c.unit})`);
+await client.runs.wait(tid, assistant, { command: { resume: [{ type: "response", args: "continue without" }] } });
 
 const plan = interrupt(await client.threads.getState(tid));
 seen.plan = plan.action_request.action;
