@@ -92,7 +92,12 @@ def check_page(driver: Any, *, error_expected: bool = False) -> None:
     assert driver.find_element("css selector", "main#main")
 
 
-def alert_text(driver: Any, timeout: float = 60) -> str:
-    """The page's error message once the page answering a form shows it (the answer may take a while under load)."""
-    return wait_for(driver, lambda d: d.find_element("css selector", "[role=alert]").text, timeout,
-                    "the page's error message", reload=False)
+def alert_text(driver: Any, timeout: float = 60, *, unlike: str | None = None) -> str:
+    """The page's error message once the page answering a form shows it (the answer may take a while under load).
+    ``unlike``: a message the page showed before the form was sent again, which does not count (until the answer
+    arrives the browser still shows the page before it, with its old message)."""
+    def fresh(d: Any) -> str:
+        text = d.find_element("css selector", "[role=alert]").text
+        return "" if unlike is not None and unlike in text else text
+
+    return wait_for(driver, fresh, timeout, "the page's error message", reload=False)

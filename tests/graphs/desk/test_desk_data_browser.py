@@ -65,10 +65,11 @@ def test_the_crew_asks_for_data_and_the_reviewer_brings_a_file_or_goes_on_withou
 
         # -- nothing chosen, then a file the upload's checks refuse: errors in words, nothing sent
         d.find_element(By.CSS_SELECTOR, "#data-form button[value=send]").click()
-        assert "Nothing was sent" in alert_text(d)
+        nothing = alert_text(d)
+        assert "Nothing was sent" in nothing
         d.find_element(By.ID, "data-file").send_keys(str(bad))
         d.find_element(By.CSS_SELECTOR, "#data-form button[value=send]").click()
-        err = alert_text(d)
+        err = alert_text(d, unlike=nothing)
         assert "peaks_with_a_formula.csv was not added" in err and "text where numbers belong at line(s) 3" in err, err
         check_page(d, error_expected=True)
         screenshot(d, shots, "12-data-refused")
