@@ -12,6 +12,28 @@ from roles.specialists.flood_text import skew_clause, stated, stated_band, table
 __all__ = ["HARVESTERS", "TABLES", "decide", "recommendations", "DATA_REQUESTS"]
 
 
+# A fit's parameters as a hydrologist reads them: each distribution's own letters (Coles' for the maximum-likelihood
+# GEV, Hosking's for the L-moment fits), log-space moments in words. Names stay words and letters only, so the
+# workbook can split a "name value, name value" cell into one column per parameter.
+PARAMETER_NAMES = {
+    "mu": "location μ", "sigma": "scale σ", "xi_coles": "shape ξ", "k": "shape k",
+    "xi": "location ξ", "alpha": "scale α",
+    "mean_log": "mean of logs", "sd_log": "standard deviation of logs", "skew_log": "skew of logs",
+    "mean_log10": "mean of logs", "sd_log10": "standard deviation of logs", "skew_log10": "skew of logs",
+}
+_NOT_PARAMETERS = {"log_base"}  # a setting of the fit (logs to base 10), not an estimate
+
+
+def parameter_text(params: Mapping[str, Any]) -> str:
+    """``location μ 54.3, scale σ 20.1, shape ξ -0.05``: a fit's estimates, its shape once (a GEV fit carries both
+    Coles' ξ and Hosking's k = -ξ; the one of the fit's own notation is printed)."""
+    skip = set(_NOT_PARAMETERS)
+    if "xi_coles" in params and "k" in params:
+        skip.add("k" if "mu" in params else "xi_coles")
+    return ", ".join(f"{PARAMETER_NAMES.get(pk, pk.replace('_', ' '))} {fmt(pv)}" for pk, pv in params.items()
+                     if isinstance(pv, (int, float)) and not isinstance(pv, bool) and pk not in skip)
+
+
 def _flood_frequency(step: str, p: Mapping[str, Any], ctx: Mapping[str, Any]) -> list[dict[str, Any]]:
     rps = list(p.get("return_periods") or [])
     unit = p.get("unit")
@@ -358,8 +380,7 @@ def _flood_frequency_tables(payload: Mapping[str, Any]) -> list[dict[str, Any]]:
     out = [{"columns": cols, "rows": rows, "caption": "Return levels by return period"}]
     prow = []
     for k, f in fits:
-        params = ", ".join(f"{pk} {fmt(pv)}" for pk, pv in (f.get("parameters") or {}).items()
-                           if isinstance(pv, (int, float)))
+        params = parameter_text(f.get("parameters") or {})
         prow.append([LABELS.get(k, k), params])
     if prow:
         out.append({"columns": ["Fit", "Parameters"], "rows": prow, "caption": "Fitted parameters"})

@@ -52,20 +52,41 @@ DONORS = (["Station", "Id", "Distance (km)", "Area (km2)", "Area / site's", "Reg
             "1945-01-01 to 2025-05-05", "3.29", "0.368", "0.584", "none (recorded in m3/s)"]])
 
 
-def test_a_table_whose_cells_do_not_fit_goes_landscape():
-    """The donor table's header words fit the portrait page at 6 points, its cells' words did not: LibreOffice
-    printed the site number as '0144' / '0000'. Its cells count in whether it fits, and in Word it gets a landscape
-    page."""
+def _docx(cols, rows):
     import io
 
     import docx
-    from docx.enum.section import WD_ORIENT
 
     from aquascope_core.deliverables.report_docx import render_docx
 
-    cols, rows = DONORS
+    return docx.Document(io.BytesIO(render_docx({"title": "t", "sections": [{"id": "s", "title": "S", "tables": [
+        {"caption": "Donor candidates", "columns": cols, "rows": rows}]}]}, {})))
+
+
+def test_a_table_whose_cells_do_not_fit_goes_landscape():
+    """The donor table's header words fit the portrait page at 6 points, its cells' words did not: LibreOffice
+    printed the site number as '0144' / '0000'. Its cells count in whether it fits; with more rows than a turned
+    table takes, in Word it gets a landscape page."""
+    from docx.enum.section import WD_ORIENT
+
+    cols, (row,) = DONORS
+    rows = [[f"{row[0]} {k}", *row[1:]] for k in range(4)]  # four donors: too many to print turned
     assert tl.fits(cols, WIDTH) and not tl.fits(cols, WIDTH, rows=rows)
     assert tl.fits(cols, 9_600_000, rows=rows)  # a landscape page holds them
-    doc = docx.Document(io.BytesIO(render_docx({"title": "t", "sections": [{"id": "s", "title": "S", "tables": [
-        {"caption": "Donor candidates", "columns": cols, "rows": rows}]}]}, {})))
+    doc = _docx(cols, rows)
     assert [s.orientation for s in doc.sections] == [WD_ORIENT.PORTRAIT, WD_ORIENT.LANDSCAPE]
+
+
+def test_a_one_row_table_too_wide_is_printed_turned_on_the_portrait_page():
+    """One donor across eleven columns: printed with rows and columns exchanged (a row per quantity) on the page it
+    belongs to, not alone on a landscape page."""
+    from docx.enum.section import WD_ORIENT
+
+    cols, rows = DONORS
+    assert not tl.fits(cols, WIDTH, rows=rows)
+    doc = _docx(cols, rows)
+    assert [s.orientation for s in doc.sections] == [WD_ORIENT.PORTRAIT]
+    (table,) = doc.tables
+    assert [c.text for c in table.rows[0].cells] == ["Quantity", rows[0][0]]
+    assert [r.cells[0].text for r in table.rows[1:]] == cols[1:]
+    assert [r.cells[1].text for r in table.rows[1:]] == rows[0][1:]
