@@ -213,6 +213,14 @@ def _rounds_twice(x: Any) -> bool:
     return len(digits) > 3 and digits[3:].rstrip("0") == "5"
 
 
+def _each_table(sections: Sequence[dict[str, Any]], fix: Any) -> None:
+    """``fix(table)`` on every table of the sections and their subsections, in place."""
+    for s in sections:
+        for t in s.get("tables") or []:
+            fix(t)
+        _each_table(s.get("subsections") or [], fix)
+
+
 def one_precision(sections: Sequence[dict[str, Any]], values: Iterable[Any]) -> None:
     """Each key number printed one way in every table: a table column holding one (at a precision of three figures
     or more) is written as the report writes numbers (:func:`fmt`, three significant figures), all its cells."""
@@ -235,14 +243,7 @@ def one_precision(sections: Sequence[dict[str, Any]], values: Iterable[Any]) -> 
                     # to the wrong side (double rounding), and the report never prints a number its result lacks
                     r[j] = r[j] if isinstance(r[j], str) and _rounds_twice(r[j]) else fmt(float(v))
 
-    def walk(s: dict[str, Any]) -> None:
-        for t in s.get("tables") or []:
-            fix(t)
-        for sub in s.get("subsections") or []:
-            walk(sub)
-
-    for s in sections:
-        walk(s)
+    _each_table(sections, fix)
 
 
 _NOT_ONE_QUANTITY = re.compile(r"(?i)year|return period|aep|probability|count|^n$|months|days|values|samples|seen|"
@@ -278,14 +279,7 @@ def column_precision(sections: Sequence[dict[str, Any]]) -> None:
                 if isinstance(x, str) and x in nums and "." not in x and (v := _as_number(x)) and abs(v) < 100:
                     r[j] = sig_text(v, 3)
 
-    def walk(s: dict[str, Any]) -> None:
-        for t in s.get("tables") or []:
-            fix(t)
-        for sub in s.get("subsections") or []:
-            walk(sub)
-
-    for s in sections:
-        walk(s)
+    _each_table(sections, fix)
 
 
 def drop_empty_columns(tables: Sequence[dict[str, Any]]) -> None:
