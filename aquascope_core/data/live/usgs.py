@@ -10,8 +10,8 @@ written against v1. The recorded answers come from both versions, with the same 
   (``id=USGS-01440000``, answered as a FeatureCollection of one); properties ``monitoring_location_name``,
   ``state_name``, ``hydrologic_unit_code``, ``drainage_area`` (sq mi, null for wells); geometry a GeoJSON point
   [lon, lat] or null (rows without a place are skipped);
-- ``daily``: ``parameter_code=00060`` (discharge), ``statistic_id=00003`` (mean), ``time=start/end``;
-  properties ``time`` (a calendar day, the gauge's local day: no time zone), ``value`` (text),
+- ``daily``: ``parameter_code=00060`` (discharge), ``statistic_id=00003`` (mean), ``datetime=start/end``
+  (left out for the whole record; an open end is ``..``); properties ``time`` (a calendar day, the gauge's local day: no time zone), ``value`` (text),
   ``unit_of_measure`` (``ft^3/s``), ``approval_status`` (``Approved``, ``Provisional`` or null),
   ``qualifier`` (null or a list);
 - ``peaks``: ``water_year`` (an integer), ``time``, ``value``, ``parameter_code`` (the collection also
@@ -24,6 +24,12 @@ days carry qualifier ``DISCONTINUED``) are both recorded; either, with no value 
 gauge, the period and what to do; days without a value next to days with one are counted in
 ``attrs["null_values"]`` by qualifier. NWISWeb's "No sites/data found ..." answer to the peak-file request is
 read as no peaks, whatever its status.
+
+The period is asked as ``datetime``, the OGC API's own parameter: every recorded v1 answer's ``self`` link (written by
+the service, echoing the request) carries ``datetime=<start>/<end>`` and holds exactly the days of that window. The
+service's documentation also lists ``time`` (the property) as taking an interval, and ``dataretrieval`` 1.4 sends
+``time=``; no recorded answer shows that form, so the adapter sends the recorded one. The tests compare each request
+with the recorded ``self`` link of the answer it gets.
 
 Pages are followed through the ``next`` link as the service writes it (a ``cursor`` parameter). A
 feature of another location or parameter than the one asked for is dropped and counted. Values keep
@@ -185,7 +191,7 @@ class UsgsLive(LiveSource):
     def _items(self, collection: str, params: dict[str, Any], what: str) -> tuple[list[dict[str, Any]], str, str]:
         url = f"{self.base_url}/collections/{collection}/items"
         check = lambda b: _features(b, what)  # noqa: E731
-        body, accessed = self.http.get_json(url, {**params, "f": "json"}, what=what, check=check)
+        body, accessed = self.http.get_json(url, {"f": "json", **params}, what=what, check=check)
         feats = list(_features(body, what))
         pages = 1
         nxt = _next(body)
@@ -242,7 +248,7 @@ class UsgsLive(LiveSource):
         # asked as a query (``items?id=USGS-<site>``), the form whose answer is on record: a FeatureCollection
         url = f"{self.base_url}/collections/monitoring-locations/items"
         what = f"monitoring location USGS-{site}"
-        body, accessed = self.http.get_json(url, {"id": f"USGS-{site}", "f": "json"}, what=what,
+        body, accessed = self.http.get_json(url, {"f": "json", "id": f"USGS-{site}"}, what=what,
                                             check=lambda b: _features(b, what))
         feats = [f for f in _features(body, what) if isinstance(f, dict) and isinstance(f.get("properties"), dict)
                  and f"USGS-{site}" in (f["properties"].get("monitoring_location_id") or f["properties"].get("id"),
@@ -328,9 +334,11 @@ class UsgsLive(LiveSource):
             self.http._check_enabled()
             feats, accessed, url = daily_features(self.base_url, site, lo, hi)
         else:
-            feats, accessed, url = self._items("daily", {
-                "monitoring_location_id": f"USGS-{site}", "parameter_code": "00060", "statistic_id": "00003",
-                "time": f"{lo}/{hi}", "limit": self.page_limit}, what=f"daily discharge at USGS-{site}")
+            params = {"monitoring_location_id": f"USGS-{site}", "parameter_code": "00060", "statistic_id": "00003"}
+            if (lo, hi) != ("..", ".."):  # ``../..`` is not an OGC interval: the whole record is asked without one
+                params["datetime"] = f"{lo}/{hi}"
+            feats, accessed, url = self._items("daily", {**params, "limit": self.page_limit},
+                                               what=f"daily discharge at USGS-{site}")
         got = self._read(feats, site, "discharge")
         if not got["values"]:
             raise _no_daily_values(site, station_id, lo, hi, got)

@@ -4,7 +4,9 @@
 the collection's features so :class:`~aquascope_core.data.live.usgs.UsgsLive` reads both engines the same
 way. The client follows the pages itself and has its own retries; it is pointed at the adapter's base URL
 (``configure(WaterdataConfiguration(base_url=..., api_version=...))``), so a mirror or a stand-in on
-127.0.0.1 serves both engines alike.
+127.0.0.1 serves both engines alike. It asks the period as ``time=<start>/<end>`` (the property the service's
+documentation lists as taking an interval), where the default engine sends ``datetime=``, the form of the recorded
+requests (see :mod:`~aquascope_core.data.live.usgs`).
 """
 
 from __future__ import annotations

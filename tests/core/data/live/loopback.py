@@ -5,7 +5,8 @@
   with the recorded answer's property names (fixtures/usgs_ogc_monitoring_locations_ct.json), its place, name,
   state, HUC and drainage area from the embedded USGS catalogue;
 - ``/ogcapi/v1/collections/daily/items?monitoring_location_id=USGS-<site>&parameter_code=00060&statistic_id=00003
-  &time=<lo>/<hi>&limit=<n>&f=json``: pages of the recorded ``daily`` envelope (property names, ``ft^3/s`` text
+  [&datetime=<lo>/<hi>]&limit=<n>&f=json`` (the period as the recorded requests send it; ``time``, which the
+  service's documentation also lists, is answered alike, and both at once is refused): pages of the recorded ``daily`` envelope (property names, ``ft^3/s`` text
   values, ``next`` links with a ``cursor``) holding the embedded real daily record of Flat Brook (01440000),
   the last 365 days marked ``Provisional`` (the scenario fixtures/README.md describes);
 - ``/ogcapi/v1/collections/peaks/items?...``: the recorded peaks answer of 02238500; for other sites (and the
@@ -148,11 +149,12 @@ class StandIn:
     def _daily(self, q: dict[str, str]) -> tuple[int, str, str]:
         js = "application/json"
         bad = self._need(q, parameter_code="00060", statistic_id="00003", f="json")
-        if bad or "limit" not in q or "time" not in q or "monitoring_location_id" not in q:
-            return 400, js, json.dumps({"code": "InvalidParameterValue", "description": bad or "limit, time, location"})
+        if bad or "limit" not in q or "monitoring_location_id" not in q or ("datetime" in q and "time" in q):
+            return 400, js, json.dumps({"code": "InvalidParameterValue",
+                                        "description": bad or "limit, location, one of datetime and time"})
         if q["monitoring_location_id"] != f"USGS-{DAILY_SITE}":
             return 200, "application/geo+json", (FIXTURES / EMPTY).read_text()
-        lo, hi = q["time"].split("/")
+        lo, hi = (q.get("datetime") or q.get("time") or "../..").split("/")
         rows = [r for r in self.daily if (lo == ".." or r[0] >= lo) and (hi == ".." or r[0] <= hi)]
         size = min(int(q["limit"]), self.page_size or 10**9)
         start = int(q.get("cursor") or 0)
@@ -166,7 +168,9 @@ class StandIn:
                  for t, v, st in page]
         links = []
         if start + size < len(rows):
-            nq = {k: v for k, v in q.items() if k != "cursor"} | {"cursor": str(start + size)}
+            # as the service writes its next link (fixtures/usgs_ogc_v1_daily_02196000_limit5_page1.json): the
+            # cursor first, then the query as asked with ``f`` last
+            nq = {"cursor": str(start + size)} | {k: v for k, v in q.items() if k not in ("cursor", "f")} | {"f": q["f"]}
             links.append({"rel": "next", "type": "application/geo+json", "title": "Items (next)",
                           "href": f"{self.url}/ogcapi/v1/collections/daily/items?{urlencode(nq)}"})
         return 200, "application/geo+json", self._fc(feats, links)

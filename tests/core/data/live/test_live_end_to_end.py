@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import json
 import re
-from urllib.parse import parse_qs, urlparse
+from urllib.parse import parse_qs, parse_qsl, urlparse
 
 import pytest
 
-from loopback import StandIn
+from loopback import FIXTURES, StandIn
 
 pytestmark = [pytest.mark.slow, pytest.mark.server]
 
@@ -81,7 +81,15 @@ def test_drought_study_live_from_paged_daily_values_marks_provisional_data(stand
     assert not r.declined and "FLAT BROOK NEAR FLATBROOKVILLE NJ was in hydrological (streamflow) drought" in r.answer
     daily = [parse_qs(urlparse(p).query) for p in stand_in.requests if "/collections/daily/" in p]
     assert len(daily) == 3 and [q.get("cursor") for q in daily] == [None, ["5000"], ["10000"]]
-    assert all(q["time"] == ["../.."] and q["statistic_id"] == ["00003"] for q in daily)
+    assert all("datetime" not in q and "time" not in q and q["statistic_id"] == ["00003"] for q in daily)
+    # the first request names the parameters of a recorded one, in its order (the service's self link of
+    # fixtures/usgs_ogc_v1_daily_02196000_two_series.json), less the period the study does not bound
+    recorded = json.loads((FIXTURES / "usgs_ogc_v1_daily_02196000_two_series.json").read_text())
+    echoed = next(x["href"] for x in recorded["links"] if x["rel"] == "self")
+    first = next(p for p in stand_in.requests if "/collections/daily/" in p)
+    assert urlparse(first).path == urlparse(echoed).path.replace("https://api.waterdata.usgs.gov", "")
+    assert [k for k, _ in parse_qsl(urlparse(first).query)] == [k for k, _ in parse_qsl(urlparse(echoed).query)
+                                                               if k != "datetime"]
     used = json.dumps(r.workspace["run"], default=str)  # the results the study holds, with their sources
     assert '"usgs_live"' in used and "provisional data, subject to revision" in used
     assert any("retrieved " in x and "includes provisional data, subject to revision" in x

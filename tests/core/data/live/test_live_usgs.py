@@ -30,8 +30,8 @@ def test_daily_values_units_dates_and_provisional_status_per_value(make_source):
     assert s.attrs["provenance"]["provisional"] == 2 and s.attrs["provenance"]["accessed"].endswith("Z")
     q = script.requests[0].url
     assert q.path == "/ogcapi/v1/collections/daily/items"
-    assert (q.params["monitoring_location_id"], q.params["parameter_code"], q.params["statistic_id"], q.params["time"],
-            q.params["f"]) == ("USGS-05427718", "00060", "00003", "2025-10-01/2026-09-30", "json")
+    assert (q.params["monitoring_location_id"], q.params["parameter_code"], q.params["statistic_id"],
+            q.params["datetime"], q.params["f"]) == ("USGS-05427718", "00060", "00003", "2025-10-01/2026-09-30", "json")
 
 
 def test_paging_follows_the_recorded_next_cursor_and_drops_other_locations(make_source):
@@ -44,7 +44,8 @@ def test_paging_follows_the_recorded_next_cursor_and_drops_other_locations(make_
     assert nxt.params["cursor"] == "MDAwMDAwMGMtN2VmNC00N2U0LWE1NzctNjc3ZmU5NzNjZmIw" and nxt.params["limit"] == "2"
     # page 1 of an unfiltered query holds two other gauges: they are dropped and counted, never mixed in
     assert s.tolist() == [20.2, 27.1] and s.attrs["dropped"] == {"other location": 2}
-    assert script.requests[0].url.params["time"] == "../.."
+    # the whole record: no period at all (``../..`` is not an OGC interval), nor the property form ``time``
+    assert "datetime" not in script.requests[0].url.params and "time" not in script.requests[0].url.params
 
 
 def test_null_approval_status_is_kept_as_unknown(make_source):
@@ -204,6 +205,35 @@ def test_recorded_v1_pages_are_followed_through_their_cursors(make_source):
     src.max_pages = 4
     with pytest.raises(SourceError, match="more than 4 pages; ask for a shorter period"):
         src.fetch_series("02196000", "discharge", start="1999-12-30", end="2000-01-09")
+
+
+def _self_link(name: str) -> str:
+    return next(x["href"] for x in recorded(name)["links"] if x["rel"] == "self")
+
+
+@pytest.mark.parametrize("name, site, period, page_limit", [
+    ("usgs_ogc_v1_daily_02196000_two_series.json", "02196000", ("1999-12-30", "2000-01-09"), 10000),
+    ("usgs_ogc_v1_daily_02196000_limit5_page1.json", "02196000", ("1999-12-30", "2000-01-09"), 5),
+    ("usgs_ogc_v1_daily_11465200_null_values_discontinued_trimmed.json", "11465200", ("2023-12-30", "2024-01-09"),
+     10000),
+])
+def test_daily_request_is_the_recorded_request_as_the_service_echoed_it(make_source, name, site, period, page_limit):
+    """The service writes the request it answered into the answer's ``self`` link: the adapter's request is that
+    URL, character for character (path, parameter names, order, ``datetime=<start>%2F<end>``, ``f=json``)."""
+    script = Script(ok(recorded(name)), ok(recorded(EMPTY)))
+    src = make_source(UsgsLive, script)
+    src.page_limit = page_limit
+    try:
+        src.fetch_series(site, "discharge", start=period[0], end=period[1])
+    except DataNotFoundError:
+        assert site == "11465200"  # the discontinued gauge's days hold no value
+    assert str(script.requests[0].url) == _self_link(name)
+
+
+def test_station_request_by_id_is_the_recorded_request(make_source):
+    script = Script(ok(recorded("usgs_ogc_v1_monitoring_locations_by_id_01646500.json")))
+    make_source(UsgsLive, script).describe_station("01646500")
+    assert str(script.requests[0].url) == _self_link("usgs_ogc_v1_monitoring_locations_by_id_01646500.json")
 
 
 def test_429_with_retry_after_then_success(make_source):
