@@ -222,3 +222,29 @@ def test_era5_archive_recorded_400s_name_the_problem_and_the_fix(make_source):
         assert q.host == "archive-api.open-meteo.com" and q.path == "/v1/archive" and q.params["start_date"] == start
         assert "(request: https://archive-api.open-meteo.com/v1/archive?" in str(err.value)
         assert "a date outside its range" in err.value.recovery
+
+
+#: the request of open-meteo/open-meteo issue #2122, whose answer's daily block is the fixture below
+NULL_DAY_ASKED = ("https://archive-api.open-meteo.com/v1/archive?latitude=60.25&longitude=11.00&start_date=2026-08-30"
+                  "&end_date=2026-08-30&daily=temperature_2m_max,temperature_2m_min,temperature_2m_mean,"
+                  "soil_temperature_0_to_7cm_mean&models=era5_land&timezone=GMT")
+
+
+def test_era5_recorded_day_listed_with_null_values_is_no_data_not_zero(make_source):
+    """The archive's answer for a day it lists but holds no value for (2026-08-30, ERA5-Land; the daily block as
+    quoted in open-meteo/open-meteo issue #2122, envelope not quoted): a "no data" naming the day count and the
+    nulls, never a 0 or a silent empty series. The adapter's request has the recorded request's parameter names."""
+    from recorded_answers import recorded
+
+    script = Script(ok(recorded("open_meteo_era5_land_archive_2026-08-30_null_day_daily_block.json")))
+    with pytest.raises(DataNotFoundError, match=r"no data: no air_temperature at 60\.2500, 11\.0000 from 2026-08-30 "
+                                                r"to 2026-08-30 \(the service answered 1 day\(s\), every value null\)"):
+        make_source(OpenMeteoEra5Live, script).fetch_series("era5:60.25,11.0", "air_temperature",
+                                                            start="2026-08-30", end="2026-08-30")
+    sent, asked = script.requests[0].url, httpx.URL(NULL_DAY_ASKED)
+    assert (sent.host, sent.path) == (asked.host, asked.path)
+    assert set(sent.params) == set(asked.params)  # latitude, longitude, start/end_date, daily, models, timezone
+    for k in ("start_date", "end_date", "timezone"):
+        assert sent.params[k] == asked.params[k]
+    assert float(sent.params["latitude"]) == 60.25 and float(sent.params["longitude"]) == 11.0
+    assert sent.params["daily"] in asked.params["daily"].split(",") and sent.params["models"] == "era5"
