@@ -151,6 +151,13 @@ def test_recorded_readings_csv(make_source):
     req = script.requests[0]
     assert req.url.path == f"/hydrology/id/measures/{sid}-flow-m-86400-m3s-qualified/readings.csv"
     assert (req.url.params["mineq-date"], req.url.params["maxeq-date"]) == ("2021-01-01", "2025-12-31")
+    # the query as the service's own Hydrology Data Explorer writes its Download link (quoted in a public project's
+    # gauge script: ".../readings.csv?_limit=2000000&mineq-date=2024-01-16&maxeq-date=2024-02-13"): same names,
+    # same order, same limit
+    explorer = httpx.URL("https://environment.data.gov.uk/hydrology/id/measures/e7b37054-c060-4ba6-b550-04d0d39c3557"
+                         "-level-i-900-m-qualified/readings.csv?_limit=2000000&mineq-date=2024-01-16&maxeq-date=2024-02-13")
+    assert [k for k, _ in req.url.params.multi_items()] == [k for k, _ in explorer.params.multi_items()]
+    assert req.url.params["_limit"] == explorer.params["_limit"] and req.url.host == explorer.host
     assert len(s) == 62 and s.attrs["unit"] == "m3/s" and s.attrs["day_start_gmt"] == "09:00:00"
     assert s.index[0] == __import__("pandas").Timestamp("2021-01-01") and s.iloc[0] == 22.451
     assert s["2021-01-29"] == 89.616 and s.index[-1] == __import__("pandas").Timestamp("2025-12-31") and s.iloc[-1] == 9.085
