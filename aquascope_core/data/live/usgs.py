@@ -174,7 +174,7 @@ class UsgsLive(LiveSource):
     peak_file_env = "AQUASCOPE_NWIS_PEAK_URL"
     citation = "U.S. Geological Survey, USGS Water Data API, https://api.waterdata.usgs.gov (U.S. public domain)."
     licence = "U.S. public domain"
-    page_limit = 10000
+    page_limit = 10000  # the largest page the service's OpenAPI document allows (``limit``: 1..10000)
     max_pages = 50
 
     def __init__(self, *, engine: str = "aquascope", peak_file_url: str | None = None, **kw: Any) -> None:

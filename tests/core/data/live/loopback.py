@@ -14,8 +14,9 @@
 - ``/nwis/peak?site_no=<site>&agency_cd=USGS&format=rdb``: the recorded RDB peak file of 01594440 as sent; for
   other sites NWISWeb's "No sites/data found" answer.
 
-A request whose query differs from the service's (a missing or different parameter) gets HTTP 400, so the
-tests prove the adapters send what the real service expects. ``requests`` logs every path and query.
+A request whose query differs from the service's (a missing or different parameter, a daily ``limit`` outside the
+1..10000 the service's recorded OpenAPI document allows) gets HTTP 400, so the tests prove the adapters send what
+the real service expects. ``requests`` logs every path and query.
 """
 
 from __future__ import annotations
@@ -152,6 +153,8 @@ class StandIn:
         if bad or "limit" not in q or "monitoring_location_id" not in q or ("datetime" in q and "time" in q):
             return 400, js, json.dumps({"code": "InvalidParameterValue",
                                         "description": bad or "limit, location, one of datetime and time"})
+        if not q["limit"].isdigit() or not 1 <= int(q["limit"]) <= 10000:  # the service's OpenAPI: 1..10000
+            return 400, js, json.dumps({"code": "InvalidParameterValue", "description": "limit"})
         if q["monitoring_location_id"] != f"USGS-{DAILY_SITE}":
             return 200, "application/geo+json", (FIXTURES / EMPTY).read_text()
         lo, hi = (q.get("datetime") or q.get("time") or "../..").split("/")
