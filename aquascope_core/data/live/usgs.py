@@ -11,7 +11,8 @@ written against v1. The recorded answers come from both versions, with the same 
   ``state_name``, ``hydrologic_unit_code``, ``drainage_area`` (sq mi, null for wells); geometry a GeoJSON point
   [lon, lat] or null (rows without a place are skipped);
 - ``daily``: ``parameter_code=00060`` (discharge), ``statistic_id=00003`` (mean), ``datetime=start/end``
-  (left out for the whole record; an open end is ``..``); properties ``time`` (a calendar day, the gauge's local day: no time zone), ``value`` (text),
+  (left out for the whole record; an open end is ``..``); properties ``time`` (a calendar day, the gauge's local
+  day: no time zone), ``value`` (text),
   ``unit_of_measure`` (``ft^3/s``), ``approval_status`` (``Approved``, ``Provisional`` or null),
   ``qualifier`` (null or a list);
 - ``peaks``: ``water_year`` (an integer), ``time``, ``value``, ``parameter_code`` (the collection also
