@@ -7,8 +7,8 @@
 - ``/ogcapi/v1/collections/daily/items?monitoring_location_id=USGS-<site>&parameter_code=00060&statistic_id=00003
   [&datetime=<lo>/<hi>]&limit=<n>&f=json`` (the period as the recorded requests send it; ``time``, which the
   service's documentation also lists, is answered alike, and both at once is refused): pages of the recorded
-  ``daily`` envelope (property names, ``ft^3/s`` text values, ``next`` links with a ``cursor``) holding the embedded real daily record of Flat Brook (01440000),
-  the last 365 days marked ``Provisional`` (the scenario fixtures/README.md describes);
+  ``daily`` envelope (property names, ``ft^3/s`` text values, ``next`` links with a ``cursor``) holding the
+  embedded real daily record of Flat Brook (01440000), the last 365 days marked ``Provisional`` (the scenario fixtures/README.md describes);
 - ``/ogcapi/v1/collections/peaks/items?...``: the recorded peaks answer of 02238500; for other sites (and the
   daily collection's other sites) the recorded empty answer;
 - ``/nwis/peak?site_no=<site>&agency_cd=USGS&format=rdb``: the recorded RDB peak file of 01594440 as sent; for
