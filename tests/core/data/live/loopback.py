@@ -8,7 +8,8 @@
   [&datetime=<lo>/<hi>]&limit=<n>&f=json`` (the period as the recorded requests send it; ``time``, which the
   service's documentation also lists, is answered alike, and both at once is refused): pages of the recorded
   ``daily`` envelope (property names, ``ft^3/s`` text values, ``next`` links with a ``cursor``) holding the
-  embedded real daily record of Flat Brook (01440000), the last 365 days marked ``Provisional`` (the scenario fixtures/README.md describes);
+  embedded real daily record of Flat Brook (01440000), the last 365 days marked ``Provisional`` (the scenario
+  fixtures/README.md describes);
 - ``/ogcapi/v1/collections/peaks/items?...``: the recorded peaks answer of 02238500; for other sites (and the
   daily collection's other sites) the recorded empty answer;
 - ``/nwis/peak?site_no=<site>&agency_cd=USGS&format=rdb``: the recorded RDB peak file of 01594440 as sent; for
@@ -173,7 +174,8 @@ class StandIn:
         if start + size < len(rows):
             # as the service writes its next link (fixtures/usgs_ogc_v1_daily_02196000_limit5_page1.json): the
             # cursor first, then the query as asked with ``f`` last
-            nq = {"cursor": str(start + size)} | {k: v for k, v in q.items() if k not in ("cursor", "f")} | {"f": q["f"]}
+            rest = {k: v for k, v in q.items() if k not in ("cursor", "f")}
+            nq = {"cursor": str(start + size)} | rest | {"f": q["f"]}
             links.append({"rel": "next", "type": "application/geo+json", "title": "Items (next)",
                           "href": f"{self.url}/ogcapi/v1/collections/daily/items?{urlencode(nq)}"})
         return 200, "application/geo+json", self._fc(feats, links)
