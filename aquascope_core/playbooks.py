@@ -473,8 +473,9 @@ def scope_for(recon: Mapping[str, Any], intake: Mapping[str, Any], playbook: Map
 
 def _nss_wanted(scope: Mapping[str, Any]) -> dict[str, Any]:
     """What a data request for the site's basin characteristics names, where the state has USGS regression
-    equations: each characteristic its equations take with its unit (``nss_characteristics``, and in words
-    ``nss_characteristics_text``) and the state's regions (``nss_state_regions``)."""
+    equations: each characteristic its equations take with its unit, what it measures and where a user finds it
+    (``nss_characteristics``, and in words ``nss_characteristics_text``) and the state's regions
+    (``nss_state_regions``)."""
     state = (scope.get("catchment") or {}).get("state")
     try:
         from aquascope_core.methods.regression import nss_regions, region_label
@@ -488,8 +489,10 @@ def _nss_wanted(scope: Mapping[str, Any]) -> dict[str, Any]:
             seen.setdefault(v["code"], v["unit"])
     if not seen:
         return {}
-    return {"nss_characteristics": [{"code": c, "unit": u} for c, u in seen.items()],
-            "nss_characteristics_text": ", ".join(f"{c} ({u})" for c, u in seen.items()),
+    from aquascope_core.methods.basin_characteristics import characteristic_entry, characteristics_text
+
+    return {"nss_characteristics": [characteristic_entry(c, u) for c, u in seen.items()],
+            "nss_characteristics_text": characteristics_text(seen),
             "nss_state_regions": "; ".join(f"{region_label(r['name'])} ({r['code']})" for r in regions)}
 
 

@@ -478,6 +478,7 @@ def without_spec(station: Mapping[str, Any], series: Any, *, name: str) -> Any:
     out.attrs["peakfq"]["spec_from"] = (f"no PeakFQ specification came with the peak file: {study['source']} is "
                                         "adopted (its perception thresholds, historical period and options)")
     out.attrs["peakfq"]["spec_analysis"] = study["analysis"]
+    out.attrs["peakfq"]["spec_citation"] = study.get("citation")  # the study is cited as the embedded record is
     return out
 
 

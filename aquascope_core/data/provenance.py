@@ -85,12 +85,25 @@ CITATIONS = {
         "Survey Scientific Investigations Report 2025-5019, https://doi.org/10.3133/sir20255019 (the USGS's "
         "standard methods for peak-flow frequency studies in these states)."
     ),
-    # the study's regional skews: its specification file's GenSkew and SkewSE (0.64 at every station); no public
-    # material read names the report that derived them, so the citation says where they are stated and no more
+    # the study's regional skews: its specification file's GenSkew (per station, -0.0053 at Powder River at
+    # Moorhead to about -0.4) and SkewSE 0.64 at every station (all 21 gauges are in Montana, state code 30 of the
+    # H cards). No report derives them: by SIR 2025-5019 (pp. 9-10, as read through the notes of the public
+    # flowfreq regional-skew table) no Bayesian WLS/GLS regional skew study covers Montana, the Dakotas or Wyoming,
+    # and USGS Montana practice (Sando and McCarthy 2018, SIR 2018-5046, pp. 20-21, same notes) reads the regional
+    # skew off Bulletin 17B's generalized skew map (Plate I) with the standard error 0.64 found for Montana gauges
+    # by Parrett and Johnson (2004, WRI 03-4308). The 2018 specification file of the same centre (wymt_ffa_2018C,
+    # doi 10.5066/P91HB8GI) cites SIR 2018-5046 as its larger work. SIR 2018-5046's pages were not read here.
     "wymt_2022_skew": (
         "Regional skews of the USGS Wyoming-Montana peak-flow frequency study wymt_ffa_2022A (data through water "
         "year 2022), as stated for each station in the study's PeakFQ specification file (GenSkew, with SkewSE "
-        "0.64, a mean square error of 0.41); the files name no report for them."
+        "0.64, a mean square error of 0.41); the files name no report for them, and they follow USGS practice in "
+        "Montana, which takes the regional skew from the generalized skew map of Bulletin 17B (Plate I) with a "
+        "standard error of 0.64 (Sando and McCarthy 2018) | Interagency Advisory Committee on Water Data (1982) "
+        "Guidelines for Determining Flood Flow Frequency, Bulletin 17B of the Hydrology Subcommittee (Plate I, "
+        "generalized skew coefficients). U.S. Geological Survey, Reston, VA | Sando, S.K., and McCarthy, P.M., "
+        "2018, Methods for peak-flow frequency analysis and reporting for streamgages in or near Montana based on "
+        "data through water year 2015: U.S. Geological Survey Scientific Investigations Report 2018-5046, 39 p., "
+        "https://doi.org/10.3133/sir20185046."
     ),
     "spotpy": (
         "Houska, T., Kraft, P., Chamorro-Chavez, A. and Breuer, L., 2015, SPOTting model parameters using a "

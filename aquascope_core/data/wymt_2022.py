@@ -100,14 +100,14 @@ def published_skew(site_no: str) -> dict[str, Any] | None:
 
 def specification_for(site_no: str) -> dict[str, Any] | None:
     """The study's PeakFQ specification of a gauge of the study, for a record of it uploaded without a ``.psf``:
-    ``{"specs": {"stations": {site_no: block}}, "analysis", "source"}`` (the block of the analysis the catalogue
-    holds, keyed by the upload's own site number), None when the gauge is not one of the study's."""
+    ``{"specs": {"stations": {site_no: block}}, "analysis", "source", "citation"}`` (the block of the analysis the
+    catalogue holds, keyed by the upload's own site number), None when the gauge is not one of the study's."""
     aid = record_analysis(str(site_no).strip().split(".")[0])
     block = specification()["stations"].get(aid) if aid else None
     if not block:
         return None
     return {"specs": {"stations": {str(site_no).strip(): dict(block)}}, "analysis": aid,
-            "source": f"the PeakFQ specification of the {STUDY} for {aid}"}
+            "source": f"the PeakFQ specification of the {STUDY} for {aid}", "citation": CITATIONS["wymt_2022"]}
 
 
 def _record(aid: str) -> pd.Series:

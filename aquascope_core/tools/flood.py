@@ -298,7 +298,9 @@ def bulletin17c_ema(source: str, station_id: str, variable: str = "peak_discharg
               "skew_from": skew_from, "skew_weighting": extra["skew_weighting"]}
     return finish(payload, "bulletin17c_ema", params,
                   provenance_rows(s) + [r for r in fit.get("meta", {}).get("sources", []) if r.get("name") != "aquascope"]
-                  + ([source_row("regional skew", citation=skew["citation"])] if skew.get("citation") else []))
+                  + ([source_row("regional skew", citation=skew["citation"])] if skew.get("citation") else [])
+                  + ([source_row("PeakFQ specification", citation=pk["spec_citation"])] if pk.get("spec_citation")
+                     else []))
 
 
 SPECS = [

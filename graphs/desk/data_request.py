@@ -42,10 +42,12 @@ def _words(req: Mapping[str, Any]) -> str:
 
 def _wanted(req: Mapping[str, Any]) -> str:
     """What the request names, structured: each characteristic with its unit, the regions, where to find them."""
-    rows = "".join(f"<tr><td><code>{esc(c.get('code'))}</code></td><td>{esc(c.get('unit'))}</td></tr>"
+    rows = "".join(f"<tr><td><code>{esc(c.get('code'))}</code></td><td>{esc(c.get('unit'))}</td>"
+                   f"<td>{esc(c.get('description') or '')}</td></tr>"
                    for c in req.get("characteristics") or [] if isinstance(c, Mapping))
     table = (f'<table class="wanted"><caption>The characteristics asked for</caption><thead><tr><th scope="col">'
-             f'Code</th><th scope="col">Unit</th></tr></thead><tbody>{rows}</tbody></table>' if rows else "")
+             f'Code</th><th scope="col">Unit</th><th scope="col">What it is</th></tr></thead><tbody>{rows}</tbody>'
+             '</table>' if rows else "")
     regions = f"<p>The regions: {esc(req['regions'])}.</p>" if req.get("regions") else ""
     where = f"<p>Where to find them: {esc(req['where'])}.</p>" if req.get("where") else ""
     return table + regions + where

@@ -85,8 +85,10 @@ def _state_variables(state: str | None) -> str:
     for r in regions:
         for v in r["variables"]:
             seen.setdefault(v["code"], v["unit"])
-    return (", ".join(f"{c} ({u})" for c, u in seen.items())
-            + f", and the region: {', '.join(_region_label(r['name']) for r in regions)}")
+    from aquascope_core.methods.basin_characteristics import characteristics_text
+
+    return (characteristics_text(seen)
+            + f"; and the region: {', '.join(_region_label(r['name']) for r in regions)}")
 
 
 def peak_decision(T: Any, rows: Sequence[Mapping[str, Any]], daily: Sequence[Mapping[str, Any]], grade: str, why: str,

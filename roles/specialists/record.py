@@ -63,6 +63,17 @@ def _as_date(x: Any, *, end: bool) -> _dt.date | None:
     return _dt.date(y, 12, 31) if end else _dt.date(y, 1, 1)
 
 
+def _agency_site(run: Mapping[str, Any]) -> str | None:
+    """The agency's number of the gauge an uploaded USGS peak file (WATSTORE/RDB) names (its ``site_no``, which the
+    Bulletin 17C step carries), so the catalogue's listing of that gauge is found for an upload as for the embedded
+    record."""
+    for r in (run.get("results") or {}).values():
+        site = str((((r or {}).get("payload") or {}).get("peakfq") or {}).get("site_no") or "").split(".")[0]
+        if site:
+            return site
+    return None
+
+
 def record_period(run: Mapping[str, Any]) -> dict[str, Any] | None:
     """``{start, end, step, what}`` of the record the answer rests on, or None when no step states a period."""
     for sid, r in (run.get("results") or {}).items():
@@ -80,7 +91,7 @@ def record_period(run: Mapping[str, Any]) -> dict[str, Any] | None:
         if start is not None and end is not None:
             return {"start": start, "end": end, "step": sid, "variable": p.get("variable"),
                     "station": (p.get("station") or {}).get("station_id") if isinstance(p.get("station"), Mapping)
-                    else None}
+                    else None, "site_no": _agency_site(run)}
     # a transfer rests on its donors' records: the span they cover together
     for sid, r in (run.get("results") or {}).items():
         spans = [c.get("period") for c in (r.get("payload") or {}).get("candidates") or []
@@ -165,8 +176,10 @@ def annotate(decision: dict[str, Any], brief: Mapping[str, Any], study: Mapping[
             answer += f" {whose} from {_words(start)} to {_words(end)}."
         end_d = _as_date(end, end=True)
         station = (plan.get("station") or {})
-        listed = listed_beyond(inventory, per.get("station") or station.get("station_id"), per.get("variable")
-                               or plan.get("variable"), end)
+        listed = next((got for sid in dict.fromkeys((per.get("station") or station.get("station_id"),
+                                                       per.get("site_no") or _agency_site(run)))
+                       if (got := listed_beyond(inventory, sid, per.get("variable") or plan.get("variable"), end))),
+                      None)
         if listed:
             facts.update({"listed_end": listed["end_year"], "listed_values": listed["values"],
                           "missing_from": end_d.year + 1 if end_d else None})

@@ -136,7 +136,12 @@ def _check(got: dict, *, us: bool, b17c: bool, trend: bool = False) -> dict:
             assert row.strip() != "none (every peak recorded)", row
         if skew.get("origin") == "published_study":  # the WY/MT study's skews; its record and methods when embedded
             assert "Regional skews of the USGS Wyoming-Montana peak-flow frequency study" in refs
-            if ws["run"]["results"]["s2"]["payload"]["station"]["source"] != "upload":
+            # what the skews follow: the generalized skew map of Bulletin 17B and the Montana methods report
+            assert "Bulletin 17B of the Hydrology Subcommittee (Plate I" in refs
+            assert "Sando, S.K., and McCarthy, P.M., 2018" in refs and "Report 2018-5046" in refs
+            s2 = ws["run"]["results"]["s2"]["payload"]
+            if s2["station"]["source"] != "upload" or (s2.get("peakfq") or {}).get("spec_from"):
+                # its record, or its specification adopted for an upload without a .psf: the study and its methods
                 assert "wymt_ffa_2022A of 21 streamgages" in refs and "Investigations Report 2025-5019" in refs
         if skew.get("skew") is not None:
             assert "weighted with the regional skew" in answer and skew["source"] in answer
@@ -196,6 +201,9 @@ def test_embedded_record_and_upload_of_one_gauge_give_one_answer_and_one_skew_se
     assert skew_clause(pu) == skew_clause(pe)
     sentence = lambda a: re.search(r"Bulletin 17C: [^.]*\([^)]*\)[^.]*\.", a).group(0)  # noqa: E731
     assert sentence(u["answer"]) == sentence(e["answer"])
+    # the whole answer and the grade: the same sentences, the catalogue's later years said for the upload too
+    assert u["answer"] == e["answer"] and u["grade"] == e["grade"] == n["grade"]
+    assert "while the catalogue lists this gauge's annual peak discharge up to" in u["answer"]
     # without the .psf, the gauge being one of the study's, the study's specification is adopted and said so: the
     # same thresholds, historical period and skew, so the same answer (without it: 40,473 against 39,875 ft3/s)
     assert pn["regional_skew_used"] == pe["regional_skew_used"]
@@ -204,7 +212,9 @@ def test_embedded_record_and_upload_of_one_gauge_give_one_answer_and_one_skew_se
     assert ("No PeakFQ specification came with the peak file: the PeakFQ specification of the USGS Wyoming-Montana "
             "2022 flood-frequency study (wymt_ffa_2022A) for 06324500.00 is adopted") in n["answer"]
     assert "No PeakFQ specification came" not in e["answer"] + u["answer"]
-    for got in (embedded, upload):
+    said = re.search(r" No PeakFQ specification came.*?historical period and options\)\.", n["answer"]).group(0)
+    assert n["answer"].replace(said, "") == e["answer"]  # that sentence added, the rest the same
+    for got in (embedded, upload, bare):
         _check(got, us=True, b17c=True)
 
 

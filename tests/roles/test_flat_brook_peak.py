@@ -71,10 +71,17 @@ def test_without_them_the_crew_asks_and_continued_without_the_headline_is_an_ind
     assert asked.text.startswith("Data request: the site's basin characteristics") and "continue without" in asked.text
     # each characteristic New Jersey's equations take, with its unit, and where a user finds them
     req = asked.payload["request"]
-    assert req["characteristics"] == [{"code": "DRNAREA", "unit": "mi^2"}, {"code": "STORAGE", "unit": "%"},
-                                      {"code": "CSL10_85", "unit": "ft/mi"},
-                                      {"code": "POPDENS", "unit": "persons/mi^2"}]
-    assert "DRNAREA (mi^2), STORAGE (%), CSL10_85 (ft/mi), POPDENS (persons/mi^2)" in asked.text
+    assert [(c["code"], c["unit"]) for c in req["characteristics"]] == [
+        ("DRNAREA", "mi^2"), ("STORAGE", "%"), ("CSL10_85", "ft/mi"), ("POPDENS", "persons/mi^2")]
+    # each said in words, and where a user finds it
+    said = {c["code"]: c["description"] for c in req["characteristics"]}
+    assert "drainage area" in said["DRNAREA"] and "lakes, ponds" in said["STORAGE"]
+    assert "main-channel slope" in said["CSL10_85"] and "population density" in said["POPDENS"]
+    assert all("StreamStats basin-characteristics report" in c["where"] for c in req["characteristics"])
+    assert ("DRNAREA (mi^2): drainage area, the area of the basin upstream of the site; STORAGE (%): lakes, ponds, "
+            "reservoirs and wetlands (storage), as a share of the basin; CSL10_85 (ft/mi): main-channel slope"
+            ) in asked.text
+    assert "POPDENS (persons/mi^2): population density of the basin" in asked.text
     assert "Valley and Ridge (GC1259)" in req["regions"] and "StreamStats" in req["where"] and "CSV" in req["where"]
     assert req["grade_without"] == "C" and "Not for design" in req["without"]
     assert req["needs"] == ["basin_characteristics"]
@@ -113,7 +120,8 @@ def test_under_yes_the_cli_headline_is_the_indicative_peak(tmp_path):
             "peak (Fuller 1914), marked \"Not for design\", graded at most C.") in run.stderr
     assert d["answer"].startswith("Not for design")
     firm = report.split("**Data that would firm this up.**", 1)[1].split("\n## ", 1)[0]
-    assert "the site's basin characteristics for the USGS regression equations of NJ (DRNAREA (mi^2)" in firm
+    assert ("the site's basin characteristics for the USGS regression equations of NJ (DRNAREA (mi^2): drainage "
+            "area, the area of the basin upstream of the site; STORAGE (%): lakes, ponds") in firm
     assert "the gauge's instantaneous annual peak record" in firm  # a ratio on daily means is no peak record
 
 

@@ -1,5 +1,6 @@
 """Every published regional skew the package uses reaches a flood report's References whole: the report of each
-verified row of the USGS table, and the WY/MT study's own statement of its skews (no report is named for them)."""
+verified row of the USGS table, and the WY/MT study's own statement of its skews (no report is named for them) with
+the Bulletin 17B map and the Montana methods report whose practice they follow."""
 
 from __future__ import annotations
 
@@ -46,5 +47,9 @@ def test_big_sandy_tennessee_skew_is_cited_by_its_report():
 def test_the_wymt_study_skew_is_cited_as_its_specification_states_it():
     got = published_skew_for({"station_id": "06324500"}, {})
     assert got["origin"] == "published_study" and got["skew"] == pytest.approx(-0.0053)
-    (ref,) = _refs(got["citation"])
+    ref, map_, practice = _refs(got["citation"])
     assert "wymt_ffa_2022A" in ref and "SkewSE 0.64" in ref and "name no report" in ref
+    # no report derives them: the generalized skew map they are taken from and the report stating that practice
+    assert map_.startswith("Interagency Advisory Committee on Water Data (1982)") and "Plate I" in map_
+    assert practice.startswith("Sando, S.K., and McCarthy, P.M., 2018") and "Report 2018-5046" in practice
+    assert "https://doi.org/10.3133/sir20185046" in practice

@@ -150,3 +150,15 @@ def test_an_upload_form_larger_than_an_upload_is_refused_before_it_is_read(monke
         r = client.post("/desk/studies/t1/data", data={"csrf": csrf}, files={"data_file": ("p.csv", b"1" * 70_000)},
                         follow_redirects=False)
         assert r.status_code == 413 and "the limit MAX_UPLOAD_BYTES is 1,000 bytes" in r.text
+
+
+def test_the_characteristics_asked_for_are_tabled_with_what_each_is():
+    from aquascope_core.methods.basin_characteristics import characteristic_entry
+
+    req = {**REQUEST, "characteristics": [characteristic_entry("DRNAREA", "mi^2"), characteristic_entry("XYZ", "%")],
+           "regions": "Valley and Ridge (GC1259)", "where": "StreamStats"}
+    html = data_section(_intr(req), "t1")
+    assert '<th scope="col">What it is</th>' in html
+    assert "<td><code>DRNAREA</code></td><td>mi^2</td><td>drainage area, the area of the basin upstream" in html
+    assert "<td><code>XYZ</code></td><td>%</td><td>as the region&#x27;s report defines it</td>" in html or (
+        "<td><code>XYZ</code></td><td>%</td><td>as the region's report defines it</td>" in html)
