@@ -17,7 +17,7 @@ import re
 from bisect import bisect_left, bisect_right
 from typing import Any, Iterable, Mapping
 
-__all__ = ["NUMBER", "numbers_in", "number_pool", "matches", "PoolIndex", "verify", "sentences", "significant_figures", "overprecise", "round_prose", "sig_text", "versus_text"]
+__all__ = ["NUMBER", "numbers_in", "number_pool", "matches", "PoolIndex", "verify", "sentences", "significant_figures", "overprecise", "round_prose", "sig_text", "versus_text", "plural_counts"]
 
 NUMBER = re.compile(r"(?<![\w.])(?P<sign>[-−])?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?P<pct>\s?%)?(?![\w])")
 _DATE = re.compile(r"\b\d{4}-\d{2}(?:-\d{2})?\b")
@@ -272,6 +272,17 @@ def versus_text(seen: float, threshold: Any, figures: int = 3) -> str:
         if need is None or (shown > need) == (seen > need) and (shown < need) == (seen < need):
             return text
     return text
+
+
+_COUNT_S = re.compile(r"(?<![\w.])(\d[\d,]*) ((?:[a-z]+ )?[a-z]+)\(s\)")
+
+
+def plural_counts(text: str) -> str:
+    """'7 parameter(s)' -> '7 parameters', '1 date(s)' -> '1 date': a count written with its noun in the right
+    number (a method's summary hedges the plural; the report does not)."""
+    if not text or "(s)" not in text:
+        return text
+    return _COUNT_S.sub(lambda m: f"{m.group(1)} {m.group(2)}" + ("" if m.group(1) == "1" else "s"), text)
 
 
 def round_prose(text: str, *, limit: int = 3, keep: Iterable[float] = ()) -> str:

@@ -20,7 +20,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from aquascope_core import __version__, methodology
 from aquascope_core.study import Study
 from aquascope_core.textsafe import md_inline, md_prose
-from aquascope_core.verify import round_prose, verify, versus_text
+from aquascope_core.verify import plural_counts, round_prose, verify, versus_text
 from aquascope_core.workspace import ArtifactStore, Workspace
 from roles.critic import evidence_pool
 from roles.prose import checked_sentences
@@ -111,7 +111,7 @@ def _gate_rows(gates: Sequence[Mapping[str, Any]]) -> list[list[Any]]:
     for g in gates:
         seen = g.get("seen")
         if isinstance(seen, dict):
-            seen = ", ".join(f"{k} {fmt(v)}" for k, v in seen.items())
+            seen = ", ".join(f"{str(k).replace('_', ' ')} {fmt(v)}" for k, v in seen.items())  # words, not keys
         elif isinstance(seen, list):
             seen = " to ".join(fmt(x) for x in seen)
         elif isinstance(seen, float):
@@ -390,7 +390,7 @@ def build_report(ws: Workspace, *, model: Any = None, critic_model: Any = None) 
     for quoted in _quoted_sources(ws):  # the record's source quoted as it names itself (a manual, its year and pages)
         text = text.replace(quoted, " ")
     check = verify(text, pool)
-    answer = round_prose((ws.findings or {}).get("decision", {}).get("answer", ""), keep=_kept_as_written(ws))
+    answer = plural_counts(round_prose((ws.findings or {}).get("decision", {}).get("answer", ""), keep=_kept_as_written(ws)))
     critique_ok = bool((ws.critique or {}).get("ok")) and check["ok"]
     if not critique_ok:
         problems = [u["number"] for u in check["unmatched"]] + list((ws.critique or {}).get("failed") or [])
@@ -445,7 +445,7 @@ def _round_prose(sections: Sequence[dict[str, Any]], keep: set[float] | None = N
 
     def walk(sec: dict[str, Any]) -> None:
         if sec.get("text"):
-            sec["text"] = "\n".join(ln if ln.startswith("**Question.**") else round_prose(ln, keep=keep)
+            sec["text"] = "\n".join(ln if ln.startswith("**Question.**") else plural_counts(round_prose(ln, keep=keep))
                                     for ln in sec["text"].split("\n"))
         for sub in sec.get("subsections") or []:
             walk(sub)

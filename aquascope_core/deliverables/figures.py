@@ -57,10 +57,10 @@ for _family in (figures_site, figures_flow, figures_flood, figures_drought, figu
 
 
 def _caption(number: int, text: str, note: str) -> str:
-    from aquascope_core.verify import round_prose
+    from aquascope_core.verify import plural_counts, round_prose
 
     text = (text or "").strip().rstrip(".")
-    note = round_prose((note or "").strip())  # a caption quotes measured values to three significant figures
+    note = plural_counts(round_prose((note or "").strip()))  # a caption quotes measured values to three significant figures
     out = f"Figure {number}. {text}."
     if note:
         first = note.split(" ", 1)[0]

@@ -58,3 +58,12 @@ def test_a_value_next_to_its_threshold_keeps_the_figures_that_tell_them_apart():
     assert g["passed"] is False and "NSE 0.4996 against at least 0.5" in g["detail"]
     row = _gate_rows([g])[0]
     assert row[2] == "0.4996" and "0.4996 against at least 0.5" in row[-1]  # never "0.500 against at least 0.5"
+
+
+def test_a_seen_value_of_several_parts_is_named_in_words():
+    """Looked at: the Bulletin 17C gates table's Seen cell read 'return_period 106, probability 0.547'."""
+    from roles.author import _gate_rows
+
+    row = _gate_rows([{"check": "fit_envelopes_max", "passed": True, "seen": {"return_period": 105.9,
+                      "probability": 0.5473}, "threshold": [0.025, 0.975], "detail": "record maximum at 106 years"}])[0]
+    assert row[2] == "return period 106, probability 0.547"
