@@ -21,6 +21,7 @@ import math
 from typing import Any, Callable, Mapping, Sequence
 
 from aquascope_core.paths import PathError, get_path
+from aquascope_core.verify import versus_text
 
 __all__ = ["CHECKS", "CHECK_SPECS", "evaluate", "evaluate_one", "validate_gate", "GateDefinitionError"]
 
@@ -92,9 +93,15 @@ def _finite(x: Any) -> bool:
 
 
 def _fmt(x: Any) -> str:
+    """A value in a gate's sentence at the report's precision (three significant figures), written out."""
     if isinstance(x, float):
-        return f"{x:.4g}"
+        return versus_text(x, None)
     return str(x)
+
+
+def _given(x: Any) -> str:
+    """A threshold as the gate states it (0.5, 10), not padded to three figures."""
+    return f"{x:g}" if isinstance(x, float) else str(x)
 
 
 # Each check returns (passed, seen, threshold, detail). Raise _Unseen when the payload lacks the value,
@@ -107,7 +114,7 @@ def _min_years(p: Any, g: Mapping[str, Any]) -> tuple:
     # a count of years (n_years: the annual values, the calendar years a test compared) is said as a count; a length
     # of record in years as a length
     what = "years with values" if path.split(".")[-1] == "n_years" else "years of record"
-    return seen >= need, seen, need, f"{_fmt(seen)} {what} against at least {_fmt(need)} required"
+    return seen >= need, seen, need, f"{versus_text(seen, need)} {what} against at least {_given(need)} required"
 
 
 def _max_rp_factor(p: Any, g: Mapping[str, Any]) -> tuple:
@@ -116,7 +123,7 @@ def _max_rp_factor(p: Any, g: Mapping[str, Any]) -> tuple:
     T = _num(g.get("return_period"), "return_period")
     years = _seen_num(_get(p, path), path)
     cap = factor * years
-    return T <= cap, T, cap, f"return period {_fmt(T)} years against {_fmt(factor)} x {_fmt(years)} years of record = {_fmt(cap)}"
+    return T <= cap, T, cap, f"return period {_given(T)} years against {_given(factor)} x {_fmt(years)} years of record = {versus_text(cap, T)}"
 
 
 def _ci_finite(p: Any, g: Mapping[str, Any]) -> tuple:
@@ -159,7 +166,7 @@ def _threshold_min(name: str, default_path: str) -> Callable:
         path = g.get("path", default_path)
         need = _num(g.get("value"), f"value (the minimum {name})")
         seen = _seen_num(_get(p, path), path)
-        return seen >= need, seen, need, f"{name} {_fmt(seen)} against at least {_fmt(need)}"
+        return seen >= need, seen, need, f"{name} {versus_text(seen, need)} against at least {_given(need)}"
     return check
 
 

@@ -17,7 +17,7 @@ import re
 from bisect import bisect_left, bisect_right
 from typing import Any, Iterable, Mapping
 
-__all__ = ["NUMBER", "numbers_in", "number_pool", "matches", "PoolIndex", "verify", "sentences", "significant_figures", "overprecise", "round_prose", "sig_text"]
+__all__ = ["NUMBER", "numbers_in", "number_pool", "matches", "PoolIndex", "verify", "sentences", "significant_figures", "overprecise", "round_prose", "sig_text", "versus_text", "plural_counts"]
 
 NUMBER = re.compile(r"(?<![\w.])(?P<sign>[-−])?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?P<pct>\s?%)?(?![\w])")
 _DATE = re.compile(r"\b\d{4}-\d{2}(?:-\d{2})?\b")
@@ -255,6 +255,34 @@ def sig_text(value: float, figures: int = 3) -> str:
     if decimals <= 0:
         return f"{rounded:,.0f}"
     return f"{rounded:.{decimals}f}"
+
+
+def versus_text(seen: float, threshold: Any, figures: int = 3) -> str:
+    """``seen`` as a sentence that compares it with ``threshold`` writes it: at ``figures`` significant figures
+    (:func:`sig_text`, a whole value whole), with as many more as it takes (up to six) for the written value to lie
+    on the same side of the threshold as the value itself ("0.4996 against at least 0.5", never "0.500")."""
+    if not isinstance(seen, float) or not math.isfinite(seen):
+        return f"{seen:,}" if isinstance(seen, int) and not isinstance(seen, bool) else str(seen)
+    if seen.is_integer() and abs(seen) < 1e15:
+        return f"{int(seen):,}"
+    need = float(threshold) if isinstance(threshold, (int, float)) and not isinstance(threshold, bool) else None
+    for n in range(figures, 7):
+        text = sig_text(seen, n)
+        shown = float(text.replace(",", ""))
+        if need is None or (shown > need) == (seen > need) and (shown < need) == (seen < need):
+            return text
+    return text
+
+
+_COUNT_S = re.compile(r"(?<![\w.])(\d[\d,]*) ((?:[a-z]+ )?[a-z]+)\(s\)")
+
+
+def plural_counts(text: str) -> str:
+    """'7 parameter(s)' -> '7 parameters', '1 date(s)' -> '1 date': a count written with its noun in the right
+    number (a method's summary hedges the plural; the report does not)."""
+    if not text or "(s)" not in text:
+        return text
+    return _COUNT_S.sub(lambda m: f"{m.group(1)} {m.group(2)}" + ("" if m.group(1) == "1" else "s"), text)
 
 
 def round_prose(text: str, *, limit: int = 3, keep: Iterable[float] = ()) -> str:

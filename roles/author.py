@@ -15,12 +15,12 @@ through aquascope_core.deliverables.build; the workspace keeps their references.
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from aquascope_core import __version__, methodology
 from aquascope_core.study import Study
 from aquascope_core.textsafe import md_inline, md_prose
-from aquascope_core.verify import round_prose, verify
+from aquascope_core.verify import plural_counts, round_prose, verify, versus_text
 from aquascope_core.workspace import ArtifactStore, Workspace
 from roles.critic import evidence_pool
 from roles.prose import checked_sentences
@@ -111,9 +111,11 @@ def _gate_rows(gates: Sequence[Mapping[str, Any]]) -> list[list[Any]]:
     for g in gates:
         seen = g.get("seen")
         if isinstance(seen, dict):
-            seen = ", ".join(f"{k} {fmt(v)}" for k, v in seen.items())
+            seen = ", ".join(f"{str(k).replace('_', ' ')} {fmt(v)}" for k, v in seen.items())  # words, not keys
         elif isinstance(seen, list):
             seen = " to ".join(fmt(x) for x in seen)
+        elif isinstance(seen, float):
+            seen = versus_text(seen, g.get("threshold"))  # as the gate's sentence writes it
         else:
             seen = fmt(seen) if isinstance(seen, (int, float)) else (seen if seen is not None else "")
         thr = g.get("threshold")
@@ -132,10 +134,21 @@ def _gate_detail(g: Mapping[str, Any]) -> str:
             return "the result the report quotes is missing or empty"
         count = f"{n:,} values" if isinstance(n, int) and n != 1 else "one value"
         return f"the result the report quotes is present ({count})"
-    return _detail(g.get("detail", ""))
+    return _detail(g.get("detail", ""), gate_kept([g]))
 
 
-def _detail(text: Any) -> str:
+def gate_kept(gates: Iterable[Mapping[str, Any]]) -> set[float]:
+    """The numbers a gate's sentence writes beyond three figures so they stay on their side of the threshold
+    (0.4996 against at least 0.5): prose rounding keeps them as written."""
+    out = set()
+    for g in gates:
+        seen, thr = g.get("seen"), g.get("threshold")
+        if isinstance(seen, float) and isinstance(thr, (int, float)) and not isinstance(thr, bool):
+            out |= {float(versus_text(seen, thr).replace(",", "")), float(thr)}
+    return out
+
+
+def _detail(text: Any, keep: Iterable[float] = ()) -> str:
     """A gate's detail as the report prints it: without internal paths, its numbers at the report's precision; a
     detail already rounded by the gate (written as 1.565e+04) keeps its digits (rounding twice shifts it), written
     out as a reader writes them (15,650)."""
@@ -145,7 +158,7 @@ def _detail(text: Any) -> str:
     text = scrub_paths(str(text or ""))
     sci = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?[eE][+-]?\d+\b")
     if not sci.search(text):
-        return round_prose(text)
+        return round_prose(text, keep=keep)
     return sci.sub(lambda m: format(Decimal(m.group(0)), ",f"), text)
 
 
@@ -335,8 +348,8 @@ def _declined(ws: Workspace) -> dict[str, Any]:
     if inv:
         sections.append(inv)
     sections.append(_appendix(ws, declined=True))
-    _round_prose(sections, stated_numbers(ws))
-    return {"title": "Study declined", "answer": round_prose(reason, keep=stated_numbers(ws)), "declined": True, "key_numbers": [], "sections": sections,
+    _round_prose(sections, _kept_as_written(ws))
+    return {"title": "Study declined", "answer": round_prose(reason, keep=_kept_as_written(ws)), "declined": True, "key_numbers": [], "sections": sections,
             "not_established": [], "critique_ok": None, "references": [], "written_by": {"all": "keyless"}}
 
 
@@ -352,7 +365,7 @@ def build_report(ws: Workspace, *, model: Any = None, critic_model: Any = None) 
     refs_section, refs = _references(ws)
     sections = [_summary(ws), _problem(ws), _site_data(ws), _methodology(ws), _results(ws), _limitations(ws),
                 _recommendations(ws)]
-    _round_prose(sections, stated_numbers(ws))
+    _round_prose(sections, _kept_as_written(ws))
     one_precision(sections, [f.get("value") for f in (ws.findings or {}).get("findings", [])])
     column_precision(sections)
     glossary = glossary_section(sections)
@@ -377,7 +390,7 @@ def build_report(ws: Workspace, *, model: Any = None, critic_model: Any = None) 
     for quoted in _quoted_sources(ws):  # the record's source quoted as it names itself (a manual, its year and pages)
         text = text.replace(quoted, " ")
     check = verify(text, pool)
-    answer = round_prose((ws.findings or {}).get("decision", {}).get("answer", ""), keep=stated_numbers(ws))
+    answer = plural_counts(round_prose((ws.findings or {}).get("decision", {}).get("answer", ""), keep=_kept_as_written(ws)))
     critique_ok = bool((ws.critique or {}).get("ok")) and check["ok"]
     if not critique_ok:
         problems = [u["number"] for u in check["unmatched"]] + list((ws.critique or {}).get("failed") or [])
@@ -407,6 +420,13 @@ def build_report(ws: Workspace, *, model: Any = None, critic_model: Any = None) 
     }
 
 
+def _kept_as_written(ws: Workspace) -> set[float]:
+    """The numbers prose rounding leaves as written: the user's, and the gates' values written beyond three figures
+    to stay on their side of a threshold."""
+    results = ((ws.run or {}).get("results") or {}).values()
+    return stated_numbers(ws) | gate_kept(g for r in results for g in (r or {}).get("gates") or [])
+
+
 def stated_numbers(ws: Workspace) -> set[float]:
     """The numbers the user stated (in the question and the intake they gave): quoted as given, never rounded."""
     from aquascope_core.verify import numbers_in
@@ -425,7 +445,7 @@ def _round_prose(sections: Sequence[dict[str, Any]], keep: set[float] | None = N
 
     def walk(sec: dict[str, Any]) -> None:
         if sec.get("text"):
-            sec["text"] = "\n".join(ln if ln.startswith("**Question.**") else round_prose(ln, keep=keep)
+            sec["text"] = "\n".join(ln if ln.startswith("**Question.**") else plural_counts(round_prose(ln, keep=keep))
                                     for ln in sec["text"].split("\n"))
         for sub in sec.get("subsections") or []:
             walk(sub)

@@ -57,10 +57,10 @@ for _family in (figures_site, figures_flow, figures_flood, figures_drought, figu
 
 
 def _caption(number: int, text: str, note: str) -> str:
-    from aquascope_core.verify import round_prose
+    from aquascope_core.verify import plural_counts, round_prose
 
     text = (text or "").strip().rstrip(".")
-    note = round_prose((note or "").strip())  # a caption quotes measured values to three significant figures
+    note = plural_counts(round_prose((note or "").strip()))  # a caption quotes measured values to three significant figures
     out = f"Figure {number}. {text}."
     if note:
         first = note.split(" ", 1)[0]
@@ -158,13 +158,14 @@ def _render_job(kind: str, payload: Any, context: Mapping[str, Any],
         return "error", f"{type(exc).__name__}: {exc}"
 
 
-def _entry(kind: str, number: int, caption: str | None, step: Any, drawn: tuple[Any, ...]) -> dict[str, Any]:
+def _entry(kind: str, number: int, caption: str | None, step: Any, drawn: tuple[Any, ...],
+           context: Mapping[str, Any] | None = None) -> dict[str, Any]:
     png, svg, note, spec = drawn
     return {
         "id": f"fig-{number}-{kind}",
         "kind": kind,
         "number": number,
-        "caption": _caption(number, caption or FIGURE_KINDS[kind].title, note),
+        "caption": _caption(number, FIGURE_KINDS[kind].caption(caption, context or {}), note),
         "step": step,
         "shows_steps": [step] if step else [],
         "png": png,
@@ -189,7 +190,7 @@ def draw(kind: str, payload: Mapping[str, Any] | None, *, number: int, caption: 
     if isinstance(number, bool) or not isinstance(number, int) or number < 1:
         raise InputError.bad_value("number", number, "a positive whole number (the figure's place in the report)")
     ctx = dict(context or {})
-    return _entry(kind, number, caption, ctx.get("step"), _render(kind, payload, ctx, _figure_formats(formats)))
+    return _entry(kind, number, caption, ctx.get("step"), _render(kind, payload, ctx, _figure_formats(formats)), ctx)
 
 
 def figure_outputs(step: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -219,6 +220,17 @@ def _dependents(steps: list[Mapping[str, Any]], results: Mapping[str, Any], sid:
             out.append({"step": st.get("id"), "tool": st.get("tool"), "payload": res.get("payload"),
                         "arguments": res.get("arguments") or {}})
     return out
+
+
+def _station_of(step: Mapping[str, Any], results: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The station a step's figure is of: its own payload's, else that of the first step it depends on that names
+    one (a trend test on a fit's systematic peaks is of the fit's gauge)."""
+    for sid in [step.get("id"), *(step.get("depends_on") or [])]:
+        res = results.get(sid)
+        st = ((res or {}).get("payload") or {}).get("station") if isinstance(res, Mapping) else None
+        if isinstance(st, Mapping):
+            return st
+    return None
 
 
 def figures_for_study(study: Mapping[str, Any], run: Mapping[str, Any], *, inventory: Mapping[str, Any] | None = None,
@@ -336,7 +348,8 @@ def _draw_all(study: Mapping[str, Any], results: Mapping[str, Any], params: Mapp
             deps = _dependents(steps, results, sid, maker.folds if maker else {})
             slot.update(payload=res.get("payload"), deps=deps,
                         ctx={"step": sid, "tool": res.get("tool"), "arguments": res.get("arguments") or {},
-                             "caption": output.get("caption"), "title": step.get("title"), "params": params, "inventory": inventory or {}, "dependents": deps})
+                             "caption": output.get("caption"), "title": step.get("title"), "params": params, "inventory": inventory or {}, "dependents": deps,
+                             "station": _station_of(step, results)})
             if (sid, kind) in hosts:
                 slot["host"] = hosts[sid, kind]  # drawn into an earlier figure, if that one is drawn
             for d in deps:
@@ -369,7 +382,7 @@ def _draw_all(study: Mapping[str, Any], results: Mapping[str, Any], params: Mapp
     number_of: dict[int, int] = {}
     for i, s in enumerate(slots):
         if "drawn" in s:
-            fig = _entry(s["kind"], len(out) + 1, s["caption"], s["ctx"].get("step"), s["drawn"])
+            fig = _entry(s["kind"], len(out) + 1, s["caption"], s["ctx"].get("step"), s["drawn"], s["ctx"])
             number_of[i] = fig["number"]
             maker = FIGURE_KINDS[s["kind"]]
             fig["shows_steps"] += [d["step"] for d in s.get("deps") or [] if maker.folds.get(d["tool"])]

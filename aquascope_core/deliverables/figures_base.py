@@ -10,6 +10,7 @@ plotting position.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
@@ -43,6 +44,15 @@ class FigureMaker:
     make: Make
     family: str = ""
     folds: Mapping[str, str | None] = field(default_factory=dict)
+    # the caption's first sentence from the figure's context, in place of ``title`` (which names only the kind)
+    headline: Callable[[Mapping[str, Any]], str] | None = None
+
+    def caption(self, given: str | None, context: Mapping[str, Any]) -> str:
+        """The caption's first sentence: the plan's own, else what this figure draws (``headline``), else the
+        kind's title."""
+        if given and given != self.title:
+            return given
+        return (self.headline(context) if self.headline else "") or self.title
 
     def __call__(self, payload: Mapping[str, Any], context: Mapping[str, Any]) -> tuple[Any, str]:
         return self.make(payload, context)
@@ -104,10 +114,28 @@ def station_label(payload: Mapping[str, Any]) -> str:
         return ""
     name = st.get("name") or st.get("station_id") or ""
     sid = st.get("station_id")
-    src = str(st.get("source") or "").upper()
     if sid and sid != name:
-        return f"{name} ({src + ' ' if src and src != 'UPLOAD' else ''}{sid})"
+        agency = _agency(str(st.get("source") or ""), str(sid))
+        if not agency and not re.search(r"\d", str(sid)):  # a word id (au_saumon) is the catalogue's alias, not a number
+            return str(name)
+        return f"{name} ({agency + ' ' if agency else ''}{sid})"
     return str(name)
+
+
+_USGS_SOURCES = {"usgs", "usgs_live", "wymt_2022"}
+
+
+def _agency(source: str, station_id: str) -> str:
+    """The agency whose number a station id is ('USGS'), not the key of the source that held its record
+    (the catalogue, a published series): a USGS site number is 8 to 15 digits."""
+    if source.lower() in _USGS_SOURCES or (re.fullmatch(r"\d{8,15}", station_id) and source.lower() != "upload"):
+        return "USGS"
+    return ""
+
+
+def counted(n: int, word: str, plural: str | None = None) -> str:
+    """'1 station', '23 stations', '1,070 samples': a count with its noun in the right number."""
+    return f"{n:,} {word if n == 1 else (plural or word + 's')}"
 
 
 def unit_label(unit: Any, quantity: str = "") -> str:

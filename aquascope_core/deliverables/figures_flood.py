@@ -61,9 +61,10 @@ def _trend_line(ax: Any, trend: Mapping[str, Any], xs: Sequence[float]) -> str:
     word = trend.get("trend") or ("significant" if trend.get("significant") else "not significant")
     p = trend.get("p_value")
     ptxt = f", p = {p:.3g}" if isinstance(p, (int, float)) else ""
+    per = f"{_slope_text(slope)} {trend.get('slope_unit') or ''}".strip()
     ax.plot([x0, x1], [icpt + slope * x0, icpt + slope * x1], color=colour("vermilion"), linestyle="--",
-            linewidth=1.3, label=f"Sen's slope {_slope_text(slope)} {trend.get('slope_unit') or ''} (Mann-Kendall: {word}{ptxt})")
-    return f"the dashed line is Sen's slope (Mann-Kendall: {word}{ptxt})"
+            linewidth=1.3, label=f"Sen's slope {per} (Mann-Kendall: {word}{ptxt})")
+    return f"the dashed line is Sen's slope, {per} (Mann-Kendall: {word}{ptxt})"
 
 
 def _historical_period(ax: Any, payload: Mapping[str, Any], context: Mapping[str, Any], years: Sequence[Any]) -> None:
@@ -395,7 +396,17 @@ def trend(payload: Mapping[str, Any], context: Mapping[str, Any]) -> tuple[Any, 
     ax.set_ylabel(unit_label(payload.get("unit") or args.get("unit"), quantity))
     ax.set_xlabel("Year" if min(xs) > 1000 else str(tr.get("time_unit") or "Time step").capitalize())
     legend_outside(ax)
-    return fig, f"{len(ys)} values; {tnote}" if tnote else f"{len(ys)} values"
+    st = payload.get("station") or context.get("station")
+    who = station_label({"station": st}) if isinstance(st, Mapping) else ""
+    span = f"{min(xs):.0f}-{max(xs):.0f}" if min(xs) > 1000 else ""
+    what = ", ".join(p for p in (who, span, f"{len(ys)} values") if p)
+    return fig, f"{what}; {tnote}" if tnote else what
+
+
+def _trend_headline(context: Mapping[str, Any]) -> str:
+    """'Systematic peaks with Sen's slope': the tested series named (from the step's title), not 'Series'."""
+    quantity = _tested_quantity({**context, "caption": None}, None)
+    return f"{quantity} with Sen's slope" if quantity not in _UNIT_QUANTITY.values() and quantity != "Value" else ""
 
 
 MAKERS = [
@@ -403,5 +414,5 @@ MAKERS = [
                 folds={"trend_test": "trend", "bulletin17c_ema": None}),
     FigureMaker("frequency_curve", "Flood frequency curve", frequency_curve, "flood"),
     FigureMaker("lmoment_diagram", "L-moment ratio diagram", lmoment_diagram, "flood"),
-    FigureMaker("trend", _TREND_TITLE, trend, "flood"),
+    FigureMaker("trend", _TREND_TITLE, trend, "flood", headline=_trend_headline),
 ]

@@ -7,7 +7,7 @@ import math
 from datetime import date
 from typing import Any, Mapping, Sequence
 
-from aquascope_core.deliverables.figures_base import (FigureDataMissing, FigureMaker, date_axis, legend_outside,
+from aquascope_core.deliverables.figures_base import (FigureDataMissing, FigureMaker, counted, date_axis, legend_outside,
                                                       month_labels,
                                                       need, numbers, plain_log, station_label,
                                                       unit_label)
@@ -108,7 +108,7 @@ def draw_record(ax: Any, plot: Mapping[str, Any], *, label: str, unit: Any, quan
     date_axis(ax)
     ax.margins(x=0.01)
     n_gap = len(spans)
-    note = f"{xs[0].year}-{xs[-1].year}" + (f"; {n_gap} gap(s) in the record are shaded" if n_gap else "; no gaps")
+    note = f"{xs[0].year}-{xs[-1].year}" + (f"; {counted(n_gap, 'gap')} in the record {'is' if n_gap == 1 else 'are'} shaded" if n_gap else "; no gaps")
     return xs, note
 
 
@@ -286,16 +286,23 @@ def regime(payload: Mapping[str, Any], context: Mapping[str, Any]) -> tuple[Any,
     simulated = payload.get("model") is not None
     ax.bar(range(1, 13), vals, color=colour("sky"), edgecolor=colour("blue"), linewidth=0.5,
            label="simulated monthly mean flow" if simulated else "monthly mean flow")
-    mean = payload.get("mean_flow") or ((payload.get("estimates") or {}).get("mean_flow") or {}).get("estimate")
+    estimate = (payload.get("estimates") or {}).get("mean_flow") or {}
+    mean = payload.get("mean_flow") or estimate.get("estimate")
+    unit = payload.get("unit") or estimate.get("unit")
+    mean_text = ""
     if isinstance(mean, (int, float)):
-        ax.axhline(mean, color=colour("vermilion"), linestyle="--", linewidth=1.1, label=f"mean flow {mean:.3g}")
+        from aquascope_core.verify import sig_text
+
+        mean_text = f"mean flow {sig_text(float(mean), 3)} {unit_label(unit)}".strip()
+        ax.axhline(mean, color=colour("vermilion"), linestyle="--", linewidth=1.1, label=mean_text)
     month_labels(ax)
-    ax.set_ylabel(unit_label(payload.get("unit"), "Mean flow"))
+    ax.set_ylabel(unit_label(unit, "Mean flow"))
     legend_outside(ax)
     period = payload.get("period")
     span = f"{str(period[0])[:4]}-{str(period[1])[:4]}" if isinstance(period, list) and len(period) == 2 else ""
     who = station_label(payload) or ("GR4J simulation at the site" if simulated else "")
-    return fig, ", ".join(p for p in (who, span) if p)
+    note = ", ".join(p for p in (who, span) if p)
+    return fig, note + (f"; the dashed line is the {mean_text}" if mean_text else "")
 
 
 def annual_means(payload: Mapping[str, Any], context: Mapping[str, Any]) -> tuple[Any, str]:

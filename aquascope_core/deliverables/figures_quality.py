@@ -8,7 +8,7 @@ import re
 import textwrap
 from typing import Any, Mapping
 
-from aquascope_core.deliverables.figures_base import (FigureDataMissing, FigureMaker, dependent, need, numbers,
+from aquascope_core.deliverables.figures_base import (FigureDataMissing, FigureMaker, counted, dependent, need, numbers,
                                                       unit_label)
 from aquascope_core.deliverables.figures_flow import plot_dates
 from aquascope_core.deliverables.style import colour
@@ -90,7 +90,7 @@ def samples_by_parameter(payload: Mapping[str, Any], context: Mapping[str, Any])
     note = "samples of each parameter; the dashed line is the upper objective, the dotted line the lower, red points "
     note += "fail it" if n_lines else "(no objective applies)"
     if left > 0:
-        note += f"; {left} further parameter(s) not shown"
+        note += f"; {counted(left, 'further parameter')} not shown"
     return fig, note
 
 

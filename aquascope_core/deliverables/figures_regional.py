@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from typing import Any, Mapping
 
-from aquascope_core.deliverables.figures_base import (FigureDataMissing, FigureMaker, figure_legend, numbers, plain_log,
+from aquascope_core.deliverables.figures_base import (FigureDataMissing, FigureMaker, counted, figure_legend, numbers, plain_log,
                                                       unit_label)
 from aquascope_core.deliverables.figures_site import local_km
 from aquascope_core.deliverables.style import colour
@@ -70,7 +70,7 @@ def donors_map(payload: Mapping[str, Any], context: Mapping[str, Any]) -> tuple[
     ax.set_xlabel("km east of the site")
     ax.set_ylabel("km north of the site")
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=1, fontsize=7.5)
-    note = f"{len(cands)} gauged catchment(s) with a usable daily record; marker area grows with catchment area"
+    note = f"{counted(len(cands), 'gauged catchment')} with a usable daily record; marker area grows with catchment area"
     if lo is not None and hi is not None:
         note += f"; area window {lo:,.0f}-{hi:,.0f} km²"
     return fig, note

@@ -10,7 +10,7 @@ import math
 import textwrap
 from typing import Any, Mapping, Sequence
 
-from aquascope_core.deliverables.figures_base import FigureDataMissing, FigureMaker
+from aquascope_core.deliverables.figures_base import FigureDataMissing, FigureMaker, counted
 from aquascope_core.deliverables.style import colour
 
 __all__ = ["MAKERS", "local_km", "holds", "MAX_LISTED"]
@@ -149,7 +149,7 @@ def site_map(payload: Mapping[str, Any], context: Mapping[str, Any]) -> tuple[An
             y -= row * 0.9
         y -= row * 0.25
     n_all = len(stations)
-    note = f"the site ({lat0:.4f}, {lon0:.4f}) and {n_all} station(s) within reach"
+    note = f"the site ({lat0:.4f}, {lon0:.4f}) and {counted(n_all, 'station')} within reach"
     if n_all > len(listed):
         note += ", the most useful of them numbered and described"
     note += "; local plane in km, no basemap"

@@ -28,7 +28,13 @@ html, body, h1, h2, h3, h4, p, li, td, th, caption, .caption {
   font-family: "DejaVu Sans", "Liberation Sans", Arial, sans-serif; color: var(--ink); }
 html { font-size: 10.5pt; }
 body { line-height: 1.42; }
-@media screen { body { max-width: 180mm; margin: 12mm auto; } }
+@media screen {
+  body { max-width: 180mm; margin: 12mm auto; padding: 0 4mm; }
+  /* a table too wide for the column scrolls sideways at a readable size rather than shrinking its text */
+  div.wide { overflow-x: auto; }
+  div.wide table { width: auto; min-width: 100%; }
+  div.wide th, div.wide td { font-size: 9pt !important; min-width: 14mm; }
+}
 h1 { font-size: 20pt; margin: 0 0 2mm; color: var(--accent); }
 .subtitle { font-size: 11pt; color: #444; margin: 0 0 6mm; }
 h2 { font-size: 14pt; border-bottom: 1px solid var(--rule); padding-bottom: 1mm; margin: 8mm 0 3mm; color: var(--accent); }
@@ -128,8 +134,10 @@ def table_html(table: Mapping[str, Any], number: int | None = None) -> str:
     from aquascope_core.deliverables.blocks import plain
 
     cap = table_label(number, table.get("caption"))
-    from aquascope_core.deliverables.table_layout import column_widths, fits, table_font
+    from aquascope_core.deliverables.table_layout import column_widths, fits, table_font, turned
 
+    # a short table too wide to read on the portrait page turned, as the Word report prints it
+    table = turned(table, [plain(str(c)) for c in table.get("columns") or []], _PORTRAIT_WIDTH, len(table.get("rows") or []))
     cols = [plain(str(c)) for c in table.get("columns") or []]
     rows = list(table.get("rows") or [])
     # widths from the content and, for many columns, a smaller size, so no header word breaks (17 cm of text);

@@ -18,7 +18,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from aquascope_core.deliverables.blocks import blocks, is_lead, plain
 from aquascope_core.deliverables.html import _is_number, figure_label, table_label
-from aquascope_core.deliverables.table_layout import column_widths, fits, table_font
+from aquascope_core.deliverables.table_layout import column_widths, fits, table_font, turned
 
 __all__ = ["render_docx", "MAX_ROWS"]
 
@@ -114,25 +114,6 @@ def _widths(t: Any, cols: Sequence[str], rows: Sequence[Sequence[Any]], width: i
         for row_cells in grid_cells:  # (t.columns[j].cells walks the whole table for every column)
             if j < len(row_cells):
                 row_cells[j].width = emu
-
-
-_TURN_ROWS = 3  # a table of at most this many rows too wide for the portrait page is printed turned
-
-
-def _turned(table: Mapping[str, Any], cols: Sequence[str], width: int, max_rows: int) -> Mapping[str, Any]:
-    """A short table too wide for the portrait text width (a row or three across thirteen columns: the skew
-    sensitivity of a Bulletin 17C study) printed with its rows and columns exchanged when that fits, each of its
-    columns a row: a landscape page of its own for three rows left the page before it near empty, its table alone
-    at the top. Any other table is returned as it is."""
-    rows = [list(r) for r in table.get("rows") or []]
-    if not rows or len(rows) > _TURN_ROWS or len(cols) < 2 or fits(cols, width, rows=rows[:max_rows]):
-        return table
-    # the first column named what each row was; turned, its cells name the quantities each row now holds
-    turned_cols = ["Quantity", *(plain(str(r[0] if r else "")) for r in rows)]
-    turned_rows = [[cols[j], *(r[j] if j < len(r) else "" for r in rows)] for j in range(1, len(cols))]
-    if not fits(turned_cols, width, rows=turned_rows):
-        return table
-    return {**table, "columns": turned_cols, "rows": turned_rows}
 
 
 def _table(doc: Any, table: Mapping[str, Any], number: int, pointer: str | None, max_rows: int, width: int) -> None:
@@ -274,8 +255,10 @@ def render_docx(report: Mapping[str, Any], images: Callable[[str], bytes | None]
         broke = orient(False)
         head = _styled(doc, f"Heading {level}", plain(str(s.get("title") or "")))
         # a new page by the heading's own property, never an empty paragraph that may fall on a page of its own
-        # (nor after a section break, which has begun one)
-        if level == 1 and not broke and (not counter["sections"] or s.get("id") in ("results", "appendix")):
+        # (nor after a section break, which has begun one): after the title page and before the appendix only. The
+        # results follow the methodology on its page (a break before them left the methodology's last page a
+        # quarter full when its gates table ended near the top)
+        if level == 1 and not broke and (not counter["sections"] or s.get("id") == "appendix"):
             head.paragraph_format.page_break_before = True
         counter["sections"] += 1
         _text(doc, s.get("text"))
@@ -292,7 +275,7 @@ def render_docx(report: Mapping[str, Any], images: Callable[[str], bytes | None]
             counter["table"] += 1
             sheet = (table_sheets or {}).get(counter["table"])
             cols = [plain(str(c)) for c in t.get("columns") or []]
-            t = _turned(t, cols, int(width), max_rows)
+            t = turned(t, cols, int(width), max_rows)
             cols = [plain(str(c)) for c in t.get("columns") or []]
             orient(not fits(cols, int(width), rows=list(t.get("rows") or [])[:max_rows]))
             wide = doc.sections[-1]

@@ -9,11 +9,11 @@ the smallest size (:func:`fits`) goes on a landscape page in the Word report. Wi
 from __future__ import annotations
 
 import re
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from aquascope_core.deliverables.blocks import plain
 
-__all__ = ["table_font", "column_widths", "fits"]
+__all__ = ["table_font", "column_widths", "fits", "turned"]
 
 # widths of the 8.5-point table text (Liberation Sans), in EMU: a character, a bold one, a cell's padding
 _CHAR, _BOLD_CHAR, _PADDING = 64000, 76000, 200000
@@ -105,3 +105,30 @@ def column_widths(cols: Sequence[str], rows: Sequence[Sequence[Any]], width: int
         floors = _floors(cols, rows, scale, keep=False)[0]
     # the header's words must fit; the cells' words too when there is room for both
     return _shares(weights, floors if sum(floors) < width else hard, width)
+
+
+_NUMBER = re.compile(r"[-\u2212]?[\d,]*\.?\d+(?:\s*%)?")
+_TURN_ROWS = 3  # a table of at most this many rows too wide for the portrait page is printed turned
+_READABLE = 8.0  # points: a short table that would print smaller than this is turned if that lets it print larger
+
+
+def turned(table: Mapping[str, Any], cols: Sequence[str], width: int, max_rows: int) -> Mapping[str, Any]:
+    """A short table too wide for ``width`` at a readable size (a row or three across ten or thirteen columns: the
+    skews or the skew sensitivity of a Bulletin 17C study) with its rows and columns exchanged when that fits at the
+    readable size, each of its columns a row. Set as it was, it printed in 6-point text, or on a landscape page of
+    its own that left the page before it near empty. Any other table is returned as it is."""
+    rows = [list(r) for r in table.get("rows") or []]
+    if not rows or len(rows) > _TURN_ROWS or len(cols) < 2 or fits(cols, width, _READABLE, rows=rows[:max_rows]):
+        return table
+    names = [plain(str(r[0])) if r and r[0] not in (None, "") else "" for r in rows]
+    if all(n and not _NUMBER.fullmatch(n) for n in names):
+        # the first column named what each row was; turned, its cells head the columns
+        turned_cols, first = ["Quantity", *names], 1
+    elif len(rows) == 1:  # one row of values: each column a row, its value beside it
+        turned_cols, first = ["Quantity", "Value"], 0
+    else:
+        return table
+    turned_rows = [[cols[j], *(r[j] if j < len(r) else "" for r in rows)] for j in range(first, len(cols))]
+    if not fits(turned_cols, width, _READABLE, rows=turned_rows):
+        return table
+    return {**table, "columns": turned_cols, "rows": turned_rows}

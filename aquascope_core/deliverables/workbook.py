@@ -40,7 +40,10 @@ _BAD = re.compile(r"[\[\]:*?/\\\x00-\x1f\x7f]")
 # text a spreadsheet would read as a formula or a command (OWASP's list for untrusted data)
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _RANGE = re.compile(r"^\s*(-?[\d,]*\.?\d+(?:[eE][+-]?\d+)?)\s+to\s+(-?[\d,]*\.?\d+(?:[eE][+-]?\d+)?)\s*$")
-_PARAM = re.compile(r"^\s*([A-Za-z_][\w ]*?)\s+(-?[\d.]+(?:[eE][+-]?\d+)?)\s*$")
+# one estimate of a parameter list: its name, its value (with thousands separators) and its unit, if any
+# ("location μ 5,430 ft3/s", "mean of logs 3.72 log10 ft3/s", "shape ξ -0.05")
+_PARAM = re.compile(r"^\s*([A-Za-z_][\w ]*?)\s+(-?\d[\d,]*(?:\.\d+)?(?:[eE][+-]?\d+)?|-?\.\d+)(?:\s+((?:log10 |ln )?[^\s,]+))?\s*$")
+_PARAM_SPLIT = re.compile(r",\s+(?=[^\d\s-])")  # between two estimates, not inside "5,430"
 # sections whose tables have a sheet of their own under a fixed name
 _FIXED = {"summary": "Findings", "site_data": "Inventory", "methodology": "Gates", "appendix": "Ledger"}
 
@@ -106,8 +109,8 @@ def text_cell(ws: Any, value: Any) -> Any:
 
 def split_columns(columns: Sequence[Any], rows: Sequence[Sequence[Any]]) -> tuple[list[str], list[list[Any]]]:
     """A report table as the workbook holds it: a column whose every filled cell is an interval (``4,440 to 6,300``)
-    becomes two numeric columns (lower, upper); one whose cells list parameters (``mean_log 3.72, sd_log 0.291``)
-    becomes a column per parameter."""
+    becomes two numeric columns (lower, upper); one whose cells list parameters (``location μ 5,430 ft3/s, shape ξ -0.05``)
+    becomes a column per parameter, its unit in the header."""
     cols = [plain(str(c)) for c in columns]
     out_rows = [list(r) + [None] * (len(cols) - len(r)) for r in rows]
     j = 0
@@ -121,13 +124,15 @@ def split_columns(columns: Sequence[Any], rows: Sequence[Sequence[Any]]) -> tupl
                 r[j:j + 1] = [m.group(1), m.group(2)] if m else [None, None]
             j += 2
             continue
-        parsed = [[_PARAM.match(p) for p in c.split(",")] for c in cells]
+        parsed = [[_PARAM.match(p) for p in _PARAM_SPLIT.split(c)] for c in cells]
         if cells and all(len(ps) > 1 and all(ps) for ps in parsed):
-            keys = list(dict.fromkeys(m.group(1) for ps in parsed for m in ps))
-            cols[j:j + 1] = keys
+            # a column per parameter and unit, the unit in its header ("location μ (ft3/s)")
+            keys = list(dict.fromkeys((m.group(1), m.group(3)) for ps in parsed for m in ps))
+            cols[j:j + 1] = [f"{name} ({unit})" if unit else name for name, unit in keys]
             for r in out_rows:
-                found = {m.group(1): m.group(2) for m in (_PARAM.match(p) for p in plain(str(r[j] or "")).split(","))
-                         if m} if r[j] not in (None, "") else {}
+                found = {(m.group(1), m.group(3)): m.group(2).replace(",", "")
+                         for m in (_PARAM.match(p) for p in _PARAM_SPLIT.split(plain(str(r[j] or "")))) if m} \
+                    if r[j] not in (None, "") else {}
                 r[j:j + 1] = [found.get(k) for k in keys]
             j += len(keys)
             continue

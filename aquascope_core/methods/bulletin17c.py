@@ -27,8 +27,11 @@ Cohn, T.A., Lane, W.L. and Stedinger, J.R. (2001). Confidence intervals for Expe
     Algorithm flood quantile estimates. Water Resour. Res. 37(6), 1695-1706.
 Cohn, T.A. et al. (2013). A generalized Grubbs-Beck test statistic for detecting multiple potentially
     influential low outliers in flood series. Water Resour. Res. 49(8), 5047-5058.
-Veilleux, A.G. et al. (2014). User's manual for program PeakFQ, annual flood-frequency analysis using
-    Bulletin 17B guidelines / 17C (PeakFQ 7.x), U.S. Geological Survey Techniques and Methods 4-B4.
+Veilleux, A.G., Cohn, T.A., Flynn, K.M., Mason, R.R. Jr. and Hummel, P.R. (2014). Estimating magnitude and
+    frequency of floods using the PeakFQ 7.0 program. U.S. Geological Survey Fact Sheet 2013-3108.
+Flynn, K.M., Kirby, W.H. and Hummel, P.R. (2006). User's manual for program PeakFQ, annual flood-frequency
+    analysis using Bulletin 17B guidelines. U.S. Geological Survey Techniques and Methods 4-B4 (the Bulletin 17B
+    program; PeakFQ 8.1.0, whose Bulletin 17C EMA this module matches, is the later program of the 2014 fact sheet).
 """
 
 from __future__ import annotations
@@ -68,9 +71,11 @@ _COHN_1997 = ("Cohn, T.A., Lane, W.L. and Baier, W.G. (1997) An algorithm for co
               "estimates when historical flood information is available. Water Resources Research 33(9), 2089-2096.")
 _COHN_2001 = ("Cohn, T.A., Lane, W.L. and Stedinger, J.R. (2001) Confidence intervals for Expected Moments Algorithm "
               "flood quantile estimates. Water Resources Research 37(6), 1695-1706.")
-_PEAKFQ = ("Flynn, K.M., Kirby, W.H. and Hummel, P.R. (2006) User's manual for program PeakFQ, annual flood-frequency "
-           "analysis. U.S. Geological Survey Techniques and Methods 4-B4 (PeakFQ 8.1.0, Bulletin 17C EMA with the multiple "
-           "Grubbs-Beck test, is the reference implementation matched here).")
+# PeakFQ 7 and later (8.1.0 is the program matched here) run Bulletin 17C: their reference is the 2014 fact sheet, not
+# the 2006 manual of the Bulletin 17B program (Techniques and Methods 4-B4)
+_PEAKFQ = ("Veilleux, A.G., Cohn, T.A., Flynn, K.M., Mason, R.R., Jr., and Hummel, P.R. (2014) Estimating magnitude "
+           "and frequency of floods using the PeakFQ 7.0 program. U.S. Geological Survey Fact Sheet 2013-3108, 2 p., "
+           "https://doi.org/10.3133/fs20133108.")
 
 #: The annual exceedance probabilities of PeakFQ's frequency table, in its order.
 PEAKFQ_AEPS = (0.995, 0.99, 0.95, 0.9, 0.8, 0.6667, 0.5, 0.4292, 0.2, 0.1, 0.04, 0.02, 0.01, 0.005, 0.002)

@@ -398,7 +398,9 @@ def transfer_signature(lat: float, lon: float, area_km2: float, candidates: list
     if not ok_all:
         payload["reason"] = "; ".join(f"{q}: {e['reason']}" for q, e in estimates.items() if not e["ok"])
     else:
-        parts = [f"{q} {summary_number(e['estimate'])} {e['unit']}" for q, e in estimates.items()]
+        # the quantities in words (mean flow, Q95), not their keys (mean_flow, q95)
+        parts = [f"{QUANTITY_LABELS.get(q, q).split(' (')[0]} {summary_number(e['estimate'])} {e['unit']}"
+                 for q, e in estimates.items()]
         payload["summary"] = (f"from {payload['n_donors']} donor(s) ({', '.join(d['name'] or d['id'] for d in payload['donors'])}): "
                               + "; ".join(parts))
     params = {"lat": lat, "lon": lon, "area_km2": area_km2, "candidates": f"<{len(candidates)} rows>",

@@ -22,15 +22,33 @@ PARAMETER_NAMES = {
     "mean_log10": "mean of logs", "sd_log10": "standard deviation of logs", "skew_log10": "skew of logs",
 }
 _NOT_PARAMETERS = {"log_base"}  # a setting of the fit (logs to base 10), not an estimate
+# what each estimate is measured in: the flow's unit (location, scale), the logs' (the log-space mean and standard
+# deviation), none (a shape, a skew)
+_IN_FLOW_UNIT = {"mu", "sigma", "xi", "alpha"}
+_IN_LOG_UNIT = {"mean_log", "sd_log", "mean_log10", "sd_log10"}
 
 
-def parameter_text(params: Mapping[str, Any]) -> str:
-    """``location μ 54.3, scale σ 20.1, shape ξ -0.05``: a fit's estimates, its shape once (a GEV fit carries both
-    Coles' ξ and Hosking's k = -ξ; the one of the fit's own notation is printed)."""
+def parameter_unit(key: str, params: Mapping[str, Any], unit: Any) -> str:
+    """The unit of one estimate: ``ft3/s`` for a location or scale, ``log10 ft3/s`` for a moment of the logs, ``""``
+    (dimensionless) for a shape or a skew; ``""`` for all of them when the flow's unit is not known."""
+    if key in _IN_FLOW_UNIT:
+        return str(unit or "")
+    if key in _IN_LOG_UNIT:
+        base = params.get("log_base", 10.0 if key.endswith("10") else None)
+        log = "log10" if isinstance(base, (int, float)) and abs(base - 10.0) < 1e-9 else "ln"
+        return f"{log} {unit}" if unit else ""
+    return ""
+
+
+def parameter_text(params: Mapping[str, Any], unit: Any = None) -> str:
+    """``location μ 54.3 m3/s, scale σ 20.1 m3/s, shape ξ -0.05``: a fit's estimates with their units (``unit`` the
+    flow's), its shape once (a GEV fit carries both Coles' ξ and Hosking's k = -ξ; the one of the fit's own notation
+    is printed)."""
     skip = set(_NOT_PARAMETERS)
     if "xi_coles" in params and "k" in params:
         skip.add("k" if "mu" in params else "xi_coles")
-    return ", ".join(f"{PARAMETER_NAMES.get(pk, pk.replace('_', ' '))} {fmt(pv)}" for pk, pv in params.items()
+    return ", ".join(f"{PARAMETER_NAMES.get(pk, pk.replace('_', ' '))} {fmt(pv)} {parameter_unit(pk, params, unit)}".rstrip()
+                     for pk, pv in params.items()
                      if isinstance(pv, (int, float)) and not isinstance(pv, bool) and pk not in skip)
 
 
@@ -380,7 +398,7 @@ def _flood_frequency_tables(payload: Mapping[str, Any]) -> list[dict[str, Any]]:
     out = [{"columns": cols, "rows": rows, "caption": "Return levels by return period"}]
     prow = []
     for k, f in fits:
-        params = parameter_text(f.get("parameters") or {})
+        params = parameter_text(f.get("parameters") or {}, payload.get("unit"))
         prow.append([LABELS.get(k, k), params])
     if prow:
         out.append({"columns": ["Fit", "Parameters"], "rows": prow, "caption": "Fitted parameters"})

@@ -27,7 +27,8 @@ def peakfq_tables(payload: Mapping[str, Any]) -> list[dict[str, Any]]:
         return []
     unit = payload.get("unit") or ""
     out = [{
-        "columns": ["", "Mean (log10)", "Standard deviation (log10)", "Skew (log10)"],
+        "columns": ["", f"Mean (log10 {unit})".replace(" )", ")"), f"Standard deviation (log10 {unit})".replace(" )", ")"),
+                    "Skew (log10, dimensionless)"],
         "rows": [["EMA without regional skew", _num(st.get("at_site_mean_log")), _num(st.get("at_site_sd_log")),
                   _num(st.get("at_site_skew"), 3)],
                  ["EMA with regional skew" if st.get("skew_option") != "station" else "EMA (station skew)",

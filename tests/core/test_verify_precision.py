@@ -28,3 +28,14 @@ def test_what_the_user_stated_is_kept_as_given():
     text = "At the site (11,745.6 km2) the mean flow is 223.41 m3/s."
     assert [h["number"] for h in overprecise(text, keep={11745.6})] == ["223.41"]
     assert round_prose(text, keep={11745.6}) == "At the site (11,745.6 km2) the mean flow is 223 m3/s."
+
+
+def test_a_count_takes_its_noun_in_the_right_number():
+    """Looked at: the water-quality report's '83 sampled values of 7 parameter(s) on 12 date(s)' and the site
+    map's '23 station(s)'."""
+    from aquascope_core.verify import plural_counts
+
+    assert plural_counts("83 sampled values of 7 parameter(s) on 12 date(s)") == "83 sampled values of 7 parameters on 12 dates"
+    assert plural_counts("1 date(s), 1,070 sample(s), 1 donor catchment(s)") == "1 date, 1,070 samples, 1 donor catchment"
+    assert plural_counts("at 3, 6, 12 month(s) from 1957") == "at 3, 6, 12 months from 1957"
+    assert plural_counts("required step(s) s2") == "required step(s) s2"  # no count: left as written

@@ -63,3 +63,36 @@ def test_the_site_map_states_a_record_length_as_the_tables_do():
     gauge = {"variables": [{"variable": "discharge", "resolution": "daily", "years": 80.34, "usable": True},
                            {"variable": "discharge", "resolution": "daily", "years": 57.0, "usable": False}]}
     assert "80.3 y" in holds(gauge) and "57 y" in holds(gauge)
+
+
+def test_the_trend_caption_says_what_is_drawn():
+    """Looked at: the Bulletin 17C report's 'Figure 4. Series with Sen's slope. 44 values; ...': the default
+    caption named only the figure kind. It names the tested series, its station, its period and the slope with its
+    unit."""
+    from aquascope_core.deliverables.figures import draw
+
+    payload = {"unit": "ft3/s", "trend": {"sen_slope": -42.02, "sen_intercept": 87117.4, "p_value": 0.2489,
+                                          "trend": "no trend", "slope_unit": "ft3/s per year"}}
+    ctx = {"arguments": {"values": [float(9000 + 50 * (i % 7)) for i in range(44)], "times": list(range(1930, 1974))},
+           "caption": "Series with Sen's slope", "title": "Trend in the systematic peaks",
+           "station": {"source": "catalogue", "station_id": "03606500", "name": "Big Sandy River at Bruceton TN"}}
+    cap = draw("trend", payload, number=4, caption=ctx["caption"], context=ctx, formats="spec")["caption"]
+    assert cap.startswith("Figure 4. Systematic peaks with Sen's slope. Big Sandy River at Bruceton TN (USGS "
+                          "03606500), 1930-1973, 44 values"), cap
+    assert "-42.0 ft3/s per year" in cap and "Series" not in cap and "CATALOGUE" not in cap
+    own = draw("trend", payload, number=1, caption="Annual peaks with Sen's slope", context=ctx, formats="spec")
+    assert own["caption"].startswith("Figure 1. Annual peaks with Sen's slope.")  # the plan's own caption stands
+
+
+def test_the_regime_legend_gives_the_mean_flow_with_its_unit():
+    import matplotlib.pyplot as plt
+
+    from aquascope_core.deliverables import figures_flow
+
+    payload = {"monthly_mean_flow": [5.0 + i for i in range(12)], "unit": "m3/s",
+               "estimates": {"mean_flow": {"estimate": 7.8812, "unit": "m3/s"}}, "model": "gr4j"}
+    fig, note = figures_flow.regime(payload, {})
+    labels = fig.axes[0].get_legend_handles_labels()[1] or [t.get_text() for lg in fig.legends for t in lg.get_texts()]
+    assert "mean flow 7.88 m³/s" in labels, labels
+    assert "mean flow 7.88 m³/s" in note
+    plt.close(fig)

@@ -188,7 +188,7 @@ def test_the_site_map_reads_a_workspace_inventory_as_well_as_the_recon(drawn):
     ws_inventory = {"site": recon["point"], "datasets": [], "recon": recon}
     a = draw("site_map", ws_inventory, number=1)
     assert a["caption"] == figs[0]["caption"]
-    assert "25 station(s) within reach" in a["caption"]
+    assert "25 stations within reach" in a["caption"]
 
 
 def test_every_plan_names_the_catalogues_figures_and_tables_for_its_tools(drawn):

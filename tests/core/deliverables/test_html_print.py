@@ -12,7 +12,7 @@ from aquascope_core.deliverables.html import render_html, table_html
 WIDE = {"caption": "Sensitivity of the return levels to the skew",
         "columns": ["Skew", "Regional skew", "Its MSE", "Weighted skew", *[f"{t}-year (ft3/s)" for t in
                                                                          (2, 5, 10, 25, 50, 100, 200, 500, 1000)]],
-        "rows": [["the design value", "0.048", "0.16", "0.0261", *["5,170"] * 9]]}
+        "rows": [[f"skew {k}", "0.048", "0.16", "0.0261", *["5,170"] * 9] for k in range(4)]}  # too many to turn
 NARROW = {"caption": "The record", "columns": ["Period", "Values", "Unit"],
           "rows": [["1945-01-01 to 2025-05-05", "29,345", "m3/s"]]}
 
@@ -69,3 +69,24 @@ def test_a_run_in_heading_is_kept_with_what_follows():
     pars = {p.text: p for p in doc.paragraphs}
     assert pars["Limitations of the method."].paragraph_format.keep_with_next is True
     assert not pars["Some bold words."].paragraph_format.keep_with_next
+
+
+def test_a_short_wide_table_is_turned_as_the_word_report_turns_it():
+    """Looked at (LibreOffice's print of the Bulletin 17C report): the skews table, one row across ten columns,
+    printed in 6-point text, and a browser gave it a landscape page of its own, the rest of it empty. Turned, each
+    column a row, it prints on the portrait page at the body's table size."""
+    one = {**WIDE, "rows": WIDE["rows"][:1]}
+    out = table_html(one, 3)
+    assert "<div" not in out and "<th" in out
+    heads = re.findall(r"<th[^>]*>([^<]*)</th>", out)
+    assert heads == ["Quantity", "skew 0"]
+    assert "2-year (ft3/s)" in out and float(re.search(r"font-size: ([\d.]+)pt", out).group(1)) >= 8.0
+    values = {**one, "rows": [["0.00675", *one["rows"][0][1:]]]}  # a first cell that is a value, not a name
+    assert re.findall(r"<th[^>]*>([^<]*)</th>", table_html(values, 3)) == ["Quantity", "Value"]
+
+
+def test_on_screen_a_wide_table_scrolls_at_a_readable_size():
+    page = render_html({"title": "t", "sections": [{"id": "results", "title": "Results", "tables": [WIDE]}]}, {})
+    screen = re.search(r"@media screen \{(.*?)\n\}", page, re.S).group(1)
+    assert re.search(r"div\.wide \{ overflow-x: auto; \}", screen)
+    assert re.search(r"div\.wide th, div\.wide td \{ font-size: 9pt !important", screen)

@@ -96,6 +96,8 @@ def test_transfer_reproduces_the_geometric_mean_band_and_leave_one_out_by_hand(b
     lat, lon, area = BELVIDERE
     t = transfer_signature(lat, lon, area, belvidere_pool["candidates"], flows=["mean_flow", "baseflow_index"])
     assert t["ok"] and t["quantities"] == ["mean_flow", "bfi"] and t["n_donors"] == 3
+    # the summary the report quotes names the quantities in words, not by their keys
+    assert "mean flow " in t["summary"] and "baseflow index " in t["summary"] and "mean_flow" not in t["summary"]
     pool = _by_id(belvidere_pool)
     donors = ["01434000", "01438500", "01463500"]
     assert {d["id"] for d in t["donors"]} == set(donors)
