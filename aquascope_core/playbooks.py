@@ -30,6 +30,7 @@ from typing import Any, Mapping, Sequence
 from aquascope_core import methodology
 from aquascope_core.errors import DeclinedError, InputError, PlaybookError
 from aquascope_core.paths import PathError, get_path
+from aquascope_core.result import copy_tree
 
 __all__ = [
     "playbook_dirs",
@@ -96,7 +97,7 @@ def load(playbook_id: str) -> dict[str, Any]:
     """The playbook as a dict (a copy: callers may change it)."""
     if not isinstance(playbook_id, str) or not playbook_id:
         raise InputError.bad_value("playbook", playbook_id, "a playbook id such as 'flood_risk'")
-    return copy.deepcopy(_load_cached(playbook_id))
+    return copy_tree(_load_cached(playbook_id))
 
 
 def part(playbook_id: str, key: str, default: Any = None) -> Any:
@@ -104,7 +105,7 @@ def part(playbook_id: str, key: str, default: Any = None) -> Any:
     need not copy its whole tree of branches)."""
     if not isinstance(playbook_id, str) or not playbook_id:
         raise InputError.bad_value("playbook", playbook_id, "a playbook id such as 'flood_risk'")
-    return copy.deepcopy(_load_cached(playbook_id).get(key, default))
+    return copy_tree(_load_cached(playbook_id).get(key, default))
 
 
 def list_playbooks() -> list[dict[str, Any]]:

@@ -8,6 +8,7 @@ the payload JSON-safe (numpy scalars and arrays, pandas timestamps, NaN → None
 
 from __future__ import annotations
 
+import copy as _copy
 import datetime as _dt
 import inspect
 import math
@@ -161,3 +162,19 @@ def jsonsafe(value: Any) -> Any:
         except (TypeError, ValueError):
             pass
     raise TypeError(f"jsonsafe: cannot make a {type(value).__name__} JSON-safe; convert it to a number, string, list or dict")
+
+
+_TREE_SCALARS = (str, int, float, bool, type(None))
+
+
+def copy_tree(value: Any) -> Any:
+    """A deep copy of JSON-like data (dicts, lists, scalars), several times faster than copy.deepcopy (no memo:
+    the values copied are trees, a payload, a state value, a playbook); anything else is deep-copied."""
+    t = type(value)
+    if t is dict:
+        return {k: v if type(v) in _TREE_SCALARS else copy_tree(v) for k, v in value.items()}
+    if t is list:
+        return [v if type(v) in _TREE_SCALARS else copy_tree(v) for v in value]
+    if t in _TREE_SCALARS:
+        return value
+    return _copy.deepcopy(value)

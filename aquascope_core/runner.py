@@ -29,7 +29,7 @@ from aquascope_core.errors import AquascopeError, StudyError
 from aquascope_core.gates import evaluate
 from aquascope_core import limits
 from aquascope_core.paths import PathError, references_in, resolve_references
-from aquascope_core.result import jsonsafe, utc_now
+from aquascope_core.result import copy_tree, jsonsafe, utc_now
 from aquascope_core.study import Step, Study
 
 __all__ = ["StepResult", "StudyRun", "run_study"]
@@ -69,13 +69,13 @@ class StepResult:
             "tool": self.tool,
             "status": self.status,
             "ok": self.ok,
-            "arguments": copy.deepcopy(self.arguments),
-            "payload": copy.deepcopy(self.payload),
-            "gates": copy.deepcopy(self.gates),
+            "arguments": copy_tree(self.arguments),
+            "payload": copy_tree(self.payload),
+            "gates": copy_tree(self.gates),
             "summary": self.summary,
             "fallback_used": self.fallback_used,
             "failed_reason": self.failed_reason,
-            "error": copy.deepcopy(self.error),
+            "error": copy_tree(self.error),
             "reused": self.reused,
             "optional": self.optional,
             "seconds": round(self.seconds, 4),
@@ -85,10 +85,10 @@ class StepResult:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "StepResult":
         return cls(
-            id=d["id"], tool=d["tool"], status=d["status"], arguments=copy.deepcopy(d.get("arguments") or {}),
-            payload=copy.deepcopy(d.get("payload")), gates=copy.deepcopy(d.get("gates") or []),
+            id=d["id"], tool=d["tool"], status=d["status"], arguments=copy_tree(d.get("arguments") or {}),
+            payload=copy_tree(d.get("payload")), gates=copy_tree(d.get("gates") or []),
             summary=d.get("summary", ""), fallback_used=bool(d.get("fallback_used")),
-            failed_reason=d.get("failed_reason"), error=copy.deepcopy(d.get("error")),
+            failed_reason=d.get("failed_reason"), error=copy_tree(d.get("error")),
             reused=bool(d.get("reused")), optional=bool(d.get("optional")), seconds=float(d.get("seconds") or 0.0),
             replaced_by=list(d.get("replaced_by") or []),
         )

@@ -14,7 +14,6 @@ Fields, and the role that writes each: ``brief`` (Consultant), ``inventory`` (Sc
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import json
 import os
@@ -25,7 +24,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from aquascope_core.errors import DataNotFoundError, InputError
-from aquascope_core.result import jsonsafe, utc_now
+from aquascope_core.result import copy_tree as _copy_tree, jsonsafe, utc_now
 
 __all__ = ["Workspace", "ArtifactStore", "STATUSES", "aquascope_home", "new_study_id", "validate_study_id",
            "validate_artifact_name", "inside"]
@@ -74,22 +73,6 @@ def inside(root: str | os.PathLike[str], *parts: str) -> Path:
     if target != base and base not in target.parents:
         raise InputError.bad_value("path", str(Path(root).joinpath(*parts)), f"a path inside {base}")
     return target
-
-
-_SCALARS = (str, int, float, bool, type(None))
-
-
-def _copy_tree(value: Any) -> Any:
-    """A deep copy of JSON-like data (dicts, lists, scalars), several times faster than copy.deepcopy (no memo:
-    state values are trees); anything else is deep-copied."""
-    t = type(value)
-    if t is dict:
-        return {k: v if type(v) in _SCALARS else _copy_tree(v) for k, v in value.items()}
-    if t is list:
-        return [v if type(v) in _SCALARS else _copy_tree(v) for v in value]
-    if t in _SCALARS:
-        return value
-    return copy.deepcopy(value)
 
 
 @dataclass

@@ -30,6 +30,7 @@ VARIANTS = {
     "every deliverable, 2 workers": {"AQUASCOPE_DELIVERABLE_WORKERS": "2"},
     "every deliverable, the CLI's default": {},
     "markdown only, the CLI's default": {"AQUASCOPE_FORMATS": "md"},
+    "every deliverable, one forked worker": {"AQUASCOPE_DELIVERABLE_WORKERS": "fork"},
 }
 PACKAGES = ("aquascope_core", "roles", "graphs")
 

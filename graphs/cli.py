@@ -572,19 +572,28 @@ def _delivers(args: argparse.Namespace) -> bool:
 
 
 def _deliverable_workers(args: argparse.Namespace) -> None:
-    """A one-shot command's figures and documents: unless AQUASCOPE_DELIVERABLE_WORKERS says otherwise, one worker
-    forked now, while this process has a single thread and little imported, imports the deliverable stack
-    (matplotlib, openpyxl, python-docx) and later draws and writes, on the other core, while this process imports
-    the crew and runs the study; this process never imports that stack. Workers started on demand are not used: a
-    cold one starts an interpreter and imports everything again, which costs more than it saves in a single study
-    (benchmarks/bench_cli.py). A long-lived server keeps its default (workers started once)."""
+    """A one-shot command's figures and documents are made in this process: a one-shot study on two cores gains
+    nothing from a worker (benchmarks/bench_cli.py: one forked worker made the cold every-deliverable study about
+    1.3x slower by wall clock and 1.5x by CPU seconds than one process, the worker's own numpy and interpreter state
+    and the two processes sharing two cores), and workers started on demand cost a cold interpreter and the
+    imports again. ``AQUASCOPE_DELIVERABLE_WORKERS=fork`` asks for one worker forked now, while this process has
+    a single thread and little imported, which imports the deliverable stack (matplotlib, openpyxl, python-docx)
+    and later draws and writes on another core (for a machine with idle cores to spare); it is forked only for a
+    command that will make a study's figures and documents. Any other value is the caller's choice as it stands
+    (0: this process; N: workers started on demand). A long-lived server keeps its default (workers started once,
+    reused by every study)."""
     from aquascope_core.deliverables import workers
 
-    if os.environ.get(workers.ENV, "").strip():  # the caller chose (0: everything in this process)
+    chosen = os.environ.get(workers.ENV, "").strip()
+    if chosen and chosen != FORK:  # the caller chose a number (0: everything in this process)
         return
     os.environ[workers.ENV] = "0"
-    if _AS_PROGRAM and _delivers(args) and workers.cores() >= 2:  # never from a process that called main()
+    if chosen == FORK and _AS_PROGRAM and _delivers(args) and workers.cores() >= 2:  # never for a caller of main()
         workers.fork(1)
+
+
+# the value of AQUASCOPE_DELIVERABLE_WORKERS asking a one-shot command for one forked deliverables worker
+FORK = "fork"
 
 
 def _one_shot_gc() -> None:
@@ -635,8 +644,8 @@ _AS_PROGRAM = False
 
 
 def entry() -> None:
-    """The `aquascope` program: :func:`main` (with a one-shot command's collector thresholds and forked worker, see
-    _one_shot_gc and _deliverable_workers), then an exit without the interpreter's teardown when nothing is left
+    """The `aquascope` program: :func:`main` (with a one-shot command's collector thresholds and, when asked, a
+    forked worker, see _one_shot_gc and _deliverable_workers), then an exit without the interpreter's teardown when nothing is left
     running (about 0.8 CPU s of freeing a study's objects and modules one by one): the exit handlers run (the
     workers are stopped, the logs flushed), stdout and stderr are flushed, every file the command wrote is
     closed. With a thread still running it exits normally. ``main`` itself returns (it is called in-process)."""

@@ -62,3 +62,16 @@ def test_inside_follows_symlinks(tmp_path):
     assert inside(tmp_path / "root", "a.txt") == (tmp_path / "root" / "a.txt").resolve()
     with pytest.raises(InputError, match="inside"):
         inside(tmp_path / "root", "link", "x.txt")
+
+
+def test_copy_tree_is_a_deep_copy_of_json_like_data():
+    from aquascope_core.result import copy_tree
+
+    inner = [1.5, {"a": [None, True]}]
+    value = {"x": inner, "y": ("t", [2]), "z": "s"}
+    out = copy_tree(value)
+    assert out == value
+    assert out["x"] is not inner and out["x"][1] is not inner[1] and out["x"][1]["a"] is not inner[1]["a"]
+    out["x"][1]["a"].append(3)
+    out["y"][1].append(4)  # a tuple is deep-copied the standard way
+    assert inner[1]["a"] == [None, True] and value["y"] == ("t", [2])

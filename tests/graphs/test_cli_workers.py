@@ -1,6 +1,7 @@
-"""The one-shot CLI's process structure: a study run to its report forks one deliverables worker at start, never
-imports the deliverable stack itself, and writes the same files as the same study made in one process; a caller
-of graphs.cli.main (not the program) gets no forked worker."""
+"""The one-shot CLI's process structure: by default a study run to its report makes everything in its own process
+and starts no worker; asked to (AQUASCOPE_DELIVERABLE_WORKERS=fork) it forks one deliverables worker at start,
+never imports the deliverable stack itself, and writes the same files as the same study made in one process; a
+caller of graphs.cli.main (not the program) gets no forked worker."""
 
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ atexit.register(report)
 real_main = cli.main
 def main(argv=None):
     code = real_main(sys.argv[1:])
-    seen.update(code=code, forked=workers.forked())
+    seen.update(code=code, forked=workers.forked(), started=len(workers.pids()))
     return code
 cli.main = main
 cli.entry()
@@ -58,11 +59,13 @@ def _cells(path: Path) -> dict:
 
 
 @pytest.mark.slow
-def test_a_one_shot_study_forks_one_worker_and_writes_what_one_process_writes(tmp_path):
-    forked, there = _run(tmp_path, "forked")
-    alone, here = _run(tmp_path, "alone", AQUASCOPE_DELIVERABLE_WORKERS="0")
-    assert forked == {"code": 0, "forked": 1, "imported": []}  # the worker drew and wrote: none of it imported here
-    assert alone["code"] == 0 and alone["forked"] == 0 and set(alone["imported"]) == {"matplotlib", "openpyxl", "docx"}
+def test_a_one_shot_study_asked_to_fork_writes_what_the_default_one_process_writes(tmp_path):
+    forked, there = _run(tmp_path, "forked", AQUASCOPE_DELIVERABLE_WORKERS="fork")
+    alone, here = _run(tmp_path, "alone")  # the default: one process, no worker started
+    assert {k: forked[k] for k in ("code", "forked", "imported")} == {"code": 0, "forked": 1, "imported": []}
+    # the worker drew and wrote: none of it imported here; by default nothing is forked or started
+    assert alone == {"code": 0, "forked": 0, "started": 0, "imported": alone["imported"]}
+    assert set(alone["imported"]) == {"matplotlib", "openpyxl", "docx"}
     for name in ("report.md", "report.html", "notebook.ipynb"):
         assert _same_id((there / name).read_text()) == _same_id((here / name).read_text()), name
     assert _cells(there / "workbook.xlsx") == _cells(here / "workbook.xlsx")
@@ -81,7 +84,7 @@ def test_a_study_that_stops_at_its_plan_forks_nothing(tmp_path):
                           capture_output=True, text=True, env=environ, timeout=600, cwd=ROOT)
     assert done.returncode == 0, done.stderr[-2000:]
     probe = json.loads(done.stdout.strip().splitlines()[-1])
-    assert probe == {"code": 0, "forked": 0, "imported": []}
+    assert probe == {"code": 0, "forked": 0, "started": 0, "imported": []}
 
 
 def test_a_caller_of_main_gets_no_forked_worker(tmp_path, monkeypatch):
