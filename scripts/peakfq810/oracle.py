@@ -30,7 +30,7 @@ ENV_DIR = "PEAKFQ810_DIR"
 #: the published goldens), reversed, and three seeded permutations. EMA's answer does not depend on the order; the
 #: Fortran's moves with it on ill-conditioned records, which measures how far its answer is defined there.
 ROW_ORDERS = ("chronological", "systematic_first", "reverse", "shuffle1", "shuffle2", "shuffle3")
-#: A call that runs longer than this (seconds) is ended and reported as an error (some permutations of a record
+#: A call that spends this many seconds of CPU is ended and reported as an error (some permutations of a record
 #: with a near-zero skew keep the Fortran's EMA iteration going for minutes).
 CALL_TIMEOUT = 60.0
 #: Perturbations of PeakFQ's inputs in their last bit: ``ulpK`` is PeakFQ's own (chronological) order with each
@@ -211,22 +211,27 @@ class Oracle:
 
     @staticmethod
     def _wait(proc, fout: Path, timeout: float | None) -> tuple[str, str]:
-        """Wait for a child; with ``timeout``, end it when no result line has come for that long."""
+        """Wait for a child; with ``timeout``, end it when it has spent that many seconds of CPU without a new
+        result line. CPU seconds, not wall seconds, so that which calls are ended does not depend on what else the
+        machine runs (a wall-clock budget ended more of PeakFQ's slow row orders under load than on a quiet machine,
+        and the measured spreads moved with the load)."""
         if timeout is None:
             return proc.communicate()
-        import time
-        seen, since = 0, time.monotonic()
+        seen, since = 0, _cpu_seconds(proc.pid) or 0.0
         while True:
             try:
-                return proc.communicate(timeout=1.0)
+                return proc.communicate(timeout=0.5)
             except subprocess.TimeoutExpired:
                 n = fout.read_text().count("\n")
+                used = _cpu_seconds(proc.pid)
+                if used is None:      # ended between the two reads: communicate() collects it
+                    continue
                 if n != seen:
-                    seen, since = n, time.monotonic()
-                elif time.monotonic() - since > timeout:
+                    seen, since = n, used
+                elif used - since > timeout:
                     proc.kill()
                     out, err = proc.communicate()
-                    return out, f"no answer in {timeout:.0f} s (ended)"
+                    return out, f"no answer in {timeout:.0f} s of CPU (ended)"
 
     def run_many(self, records: Iterable[Mapping[str, Any]], row_orders: Iterable[str] = ("chronological",),
                  timeout: float | None = None) -> list[dict[str, dict]]:
@@ -267,3 +272,13 @@ def case_ids(folder: Path) -> list[str]:
 
 if __name__ == "__main__":   # build and print where: python -m scripts.peakfq810.oracle
     print(build())
+
+
+def _cpu_seconds(pid: int) -> float | None:
+    """User plus system CPU seconds of a running child (Linux /proc; the oracle is built and run on Linux), or None
+    once it has gone."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return None

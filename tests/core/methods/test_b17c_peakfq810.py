@@ -48,46 +48,56 @@ except FileNotFoundError:
     WYMT_IDS = []
 
 #: Records on which PeakFQ's own answer moves between row orders by more than the tolerance, and the quantities
-#: for which the comparison allows that spread (measured; the test fails if the set changes).
+#: for which the comparison allows that spread (measured; a record that needs the spread and is not named here fails).
+#: Measured on two machines (the earlier development machine and an AMD EPYC, with the same code and packages): where
+#: a limit lies close to the tolerance the machine puts ours either side of it (not the numpy, scipy or numba
+#: release: numpy 2.4.5, scipy 1.17.0 and numba 0.68.0 give the same as the latest; presumably the CPU-dispatched
+#: kernels), so a record may need the spread on one machine and not on the other; the sets are the union of both.
 ORACLE_SPREAD: dict[str, set[str]] = {
+    "seed2": {'lower'},
     "seed5": {'lower'},
     "seed6": {'lower', 'upper'},
-    "seed42": {'lower'},
+    "seed29": {'lower', 'upper'},
+    "seed42": {'lower', 'upper'},
     "seed61": {'lower', 'upper'},
+    "seed82": {'lower'},
     "seed95": {'lower'},
-    "seed109": {'lower'},
+    "seed106": {'lower'},
     "seed127": {'lower'},
+    "seed147": {'lower'},
+    "seed155": {'lower', 'upper'},
     "seed182": {'lower'},
     "seed201": {'lower', 'upper'},
-    "seed250": {'lower', 'upper'},
-    "seed252": {'lower', 'upper'},
-    "06185200.00": {'lower', 'upper'},
-    "06328800.00": {'lower'},
-    "06328900.00": {'lower', 'upper'},
-    "06329350.00": {'upper'},
-    "03606500_big_sandy": {'at_site_skew'},
-    "seed29": {'lower', 'upper'},
-    "seed111": {'lower', 'upper'},
-    "seed155": {'lower', 'upper'},
     "seed238": {'lower', 'upper'},
     "seed240": {'lower', 'upper'},
+    "seed252": {'lower', 'upper'},
     "seed258": {'lower'},
-    "seed259": {'lower'},
+    "seed289": {'upper'},
+    "06185200.00": {'lower', 'upper'},
+    "06324500.00": {'lower'},
+    "06324500_powder_moorhead": {'lower'},
+    "06328800.00": {'lower'},
+    "06328900.00": {'lower', 'upper'},
+    "06329350.00": {'lower', 'upper'},
+    "03606500_big_sandy": {'at_site_skew'},
 }
 
 #: Records that agree only within PeakFQ's spread under last-bit changes of its inputs (``oracle.ULP_DRAWS``), and
-#: the quantities for which it is needed (measured; the test fails if the set changes). All are limits at records
-#: whose EMA variance meets |G| < 0.0632 at its quadrature nodes (see the module's docstring).
+#: the quantities for which it is needed (measured on the same two machines; a record that needs it and is not named
+#: here fails). All are limits at records whose EMA variance meets |G| < 0.0632 at its quadrature nodes (see the
+#: module's docstring).
 ORACLE_ULP_SPREAD: dict[str, set[str]] = {
+    "seed2": {'lower'},
     "seed29": {'lower', 'upper'},
-    "seed111": {'lower', 'upper'},
+    "seed82": {'lower', 'upper'},
+    "seed147": {'lower'},
     "seed155": {'lower', 'upper'},
     "seed213": {'lower'},
+    "seed227": {'lower'},
     "seed238": {'lower', 'upper'},
     "seed240": {'lower'},
     "seed241": {'lower'},
     "seed258": {'upper'},
-    "seed259": {'upper'},
 }
 
 _NOISE = (
@@ -106,8 +116,12 @@ _NOISE = (
     "there follow that noise record by record, not PeakFQ"
 )
 
-#: Records that still disagree, with the measured gap and what is known of its cause (strict expected failures; the
-#: tolerances are not loosened for them). Measured with the code of this commit.
+#: Records that still disagree (on one machine or both), with the measured gap and what is known of its cause. The
+#: tolerances are not loosened for them: they are reported as disagreeing (issue 22 stays open on them), and the test
+#: holds each within GAP_BOUNDS, so one that drifts further apart fails. They were strict expected failures; on the
+#: second machine seed142, seed181 (once), seed249 and seed285 agreed while seed109, seed111, seed250 and seed259
+#: came apart (their limits are the same noise, drawn on another CPU), so a strict mark failed on one machine
+#: or the other.
 KNOWN_GAPS: dict[str, str] = {
     "06328100.00": "measured: at_site_skew: 0.00021 > 0.000169 (PeakFQ's row-order spread 0.000169); ours -0.026122, PeakFQ -0.026333. Traced: heavily censored (21 of 49 years) with |G| = 0.026 (shape 5900, the gamma's origin 77 standard deviations away). PeakFQ's own answers over its six row orders and twelve last-bit draws span -0.02633 to -0.02616, all 0.3e-4 to 2.1e-4 below the exact moments' fixed point (-0.026126 from its start and stopping rule, which alone move ours by 3e-6): the offset is made by its rounding of the normalisation (Lanczos' log Gamma near 4.5e4, whose last bit is 7e-12, enters each shape's incomplete gamma apart), not by the approximation itself (the exact ratios times its Lanczos error, computed without that rounding, give -0.026126). Its incomplete gamma in our EMA (one shape at a time, compiled: 31.5 against 27 ms a fit) with its start and stopping rule gives -0.026268 (6.4e-5 from PeakFQ), and 8 last-bit draws of it span -0.02631 to -0.02618, PeakFQ's spread; not adopted, because the same arithmetic draws PeakFQ's noise on every small-|G| censored fit: 06329350.00's final skew (|G| = 0.0115, 3 low outliers; PeakFQ's answers span -0.01167 to -0.01142) moves from -0.011546 to -0.011411 (-0.011488 with the exact moments kept where |G| >= 0.05), outside its row-order spread of 1.09e-4 about -0.011616",
     "seed79": "measured: lower: 0.00209 > 0.000661 (PeakFQ's row-order spread 0.000571; its last-bit spread 0.000661). " + _NOISE,
@@ -116,13 +130,47 @@ KNOWN_GAPS: dict[str, str] = {
     "seed181": "measured: skew and at_site_skew 0.00167 > 0.0001 (ours -0.002122, PeakFQ about -0.00045), estimate 0.00175, lower 0.0031, upper 0.00438. PeakFQ's EMA iteration has no fixed point here under its own arithmetic: its gamma form of the censored moments at 0.001 < |G| < ~0.005 (shape 1.6e5 to 4e6, the origin 400 to 2000 standard deviations away, and above shape 1e6 its incomplete gamma is a normal cdf good to 1e-7) loses them (one step from G = -0.0021 gives G = 0.27; the same with its mP3 called directly), so it runs into its 10000-step cycle averaging (minutes). Its Wilson-Hilferty form below |G| = 0.001 (ported, measured, backed out: it redrew the limits' noise elsewhere) leaves ours at the exact moments' fixed point -0.00212; PeakFQ's start, stopping rule, cycle averaging and incomplete gamma in our EMA give -0.00033 after 20000 steps (72 s of CPU), not its answer: an artefact of its iteration, not followed",
     "seed249": "measured: lower: 0.00102 > 0.000681 (PeakFQ's row-order spread 0.000489; its last-bit spread 0.000681). " + _NOISE,
     "seed285": "measured: lower: 0.000367 > 0.000352 (PeakFQ's row-order spread 0.000284; its last-bit spread 0.000352). " + _NOISE,
+    "seed109": "measured on the AMD machine: lower: 0.000613 > 0.000526 (PeakFQ's row-order spread 0.000522; its last-bit spread 0.000526); agrees on the earlier one. " + _NOISE,
+    "seed111": "measured on the AMD machine: lower: 0.00345 > 0.00286, upper: 0.00107 > 0.000899 (PeakFQ's row-order spread 0.00146 and 0.0004; its last-bit spread 0.00286 and 0.000899); agrees on the earlier one. " + _NOISE,
+    "seed250": "measured on the AMD machine: lower: 0.00195 > 0.00118, upper: 0.000672 > 0.000527 (PeakFQ's row-order spread 0.00112; its last-bit spread 0.00118 and 0.000527); agrees on the earlier one. " + _NOISE,
+    "seed259": "measured on the AMD machine: lower: 0.000612 > 0.000611 (PeakFQ's row-order spread 0.000516; its last-bit spread 0.000611); agrees on the earlier one. " + _NOISE,
+}
+
+#: The largest difference each known gap may reach, per quantity: 1.5 times the largest measured on either machine
+#: (relative; skews absolute). Any other quantity of those records is judged as every record's is.
+GAP_BOUNDS: dict[str, dict[str, float]] = {
+    "06328100.00": {"at_site_skew": 3.2e-4},
+    "seed79": {"lower": 3.1e-3},
+    "seed120": {"lower": 5.0e-4},
+    "seed142": {"lower": 5.3e-3},
+    "seed181": {"skew": 2.5e-3, "at_site_skew": 2.5e-3, "estimate": 2.6e-3, "lower": 5.0e-3, "upper": 6.6e-3},
+    "seed249": {"lower": 1.5e-3},
+    "seed285": {"lower": 5.5e-4},
+    "seed109": {"lower": 9.2e-4},
+    "seed111": {"lower": 5.2e-3, "upper": 1.6e-3},
+    "seed250": {"lower": 2.9e-3, "upper": 1.0e-3},
+    "seed259": {"lower": 9.2e-4},
 }
 
 
 def _param(rid: str):
-    if rid in KNOWN_GAPS:
-        return pytest.param(rid, marks=pytest.mark.xfail(strict=True, reason=KNOWN_GAPS[rid]), id=rid)
     return pytest.param(rid, id=rid)
+
+
+def test_every_known_gap_has_its_bound_and_its_reason():
+    assert set(GAP_BOUNDS) == set(KNOWN_GAPS)
+    assert not set(KNOWN_GAPS) & (set(ORACLE_SPREAD) | set(ORACLE_ULP_SPREAD))
+
+
+def _judge_known_gap(v, rid: str, how: str) -> None:
+    """A known gap stays within its bound; its low outliers and every other quantity as for any record."""
+    bounds = GAP_BOUNDS[rid]
+    apart = {k: d for k, d in v["diff"].items() if k in v["allowed"] and not d <= v["allowed"][k]}
+    assert not [f for f in v["failures"] if f.split(":")[0] not in v["allowed"]], (rid, v["failures"])
+    worse = {k: d for k, d in apart.items() if not d <= bounds.get(k, v["allowed"][k])}
+    assert not worse, (f"{rid} (a known gap: {KNOWN_GAPS[rid][:120]}...) is further apart than its bound: "
+                       + "; ".join(f"{k} {d:.3g} > {bounds.get(k, v['allowed'][k]):.3g}" for k, d in worse.items())
+                       + f"  [reproduce: PYTHONPATH=. python -m scripts.peakfq810.compare {how}]")
 
 
 def _judge(result) -> None:
@@ -131,12 +179,15 @@ def _judge(result) -> None:
     how = (f"--seed {rid[4:]}" if rid.startswith("seed") else
            f"--case {rid}" if rid in CASE_IDS else f"--wymt {rid}")
     assert not v.get("both_refuse"), f"{rid}: both refuse the record (the generator must not make it)"
+    if rid in KNOWN_GAPS:
+        _judge_known_gap(v, rid, how)
+        return
     assert not v["failures"], (f"{rid} disagrees with PeakFQ 8.1.0: " + "; ".join(v["failures"]) +
                                f"  [reproduce: PYTHONPATH=. python -m scripts.peakfq810.compare {how}]")
-    assert set(v["uses_ulp_spread"]) == ORACLE_ULP_SPREAD.get(rid, set()), (
+    assert set(v["uses_ulp_spread"]) <= ORACLE_ULP_SPREAD.get(rid, set()), (
         f"{rid}: PeakFQ's last-bit spread is needed for {sorted(v['uses_ulp_spread'])}, "
         f"declared {sorted(ORACLE_ULP_SPREAD.get(rid, set()))}")
-    assert set(v["uses_spread"]) == ORACLE_SPREAD.get(rid, set()), (
+    assert set(v["uses_spread"]) <= ORACLE_SPREAD.get(rid, set()), (
         f"{rid}: PeakFQ's row-order spread exceeds the tolerance for {sorted(v['uses_spread'])}, "
         f"declared {sorted(ORACLE_SPREAD.get(rid, set()))}")
 
