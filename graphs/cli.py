@@ -571,6 +571,10 @@ def _delivers(args: argparse.Namespace) -> bool:
     return args.func is cmd_solve and bool(args.yes)
 
 
+# the value of AQUASCOPE_DELIVERABLE_WORKERS asking a one-shot command for one forked deliverables worker
+FORK = "fork"
+
+
 def _deliverable_workers(args: argparse.Namespace) -> None:
     """A one-shot command's figures and documents are made in this process: a one-shot study on two cores gains
     nothing from a worker (benchmarks/bench_cli.py: one forked worker made the cold every-deliverable study about
@@ -591,9 +595,6 @@ def _deliverable_workers(args: argparse.Namespace) -> None:
     if chosen == FORK and _AS_PROGRAM and _delivers(args) and workers.cores() >= 2:  # never for a caller of main()
         workers.fork(1)
 
-
-# the value of AQUASCOPE_DELIVERABLE_WORKERS asking a one-shot command for one forked deliverables worker
-FORK = "fork"
 
 
 def _one_shot_gc() -> None:
@@ -645,8 +646,8 @@ _AS_PROGRAM = False
 
 def entry() -> None:
     """The `aquascope` program: :func:`main` (with a one-shot command's collector thresholds and, when asked, a
-    forked worker, see _one_shot_gc and _deliverable_workers), then an exit without the interpreter's teardown when nothing is left
-    running (about 0.8 CPU s of freeing a study's objects and modules one by one): the exit handlers run (the
+    forked worker, see _one_shot_gc and _deliverable_workers), then an exit without the interpreter's teardown when
+    nothing is left running (about 0.8 CPU s of freeing a study's objects and modules one by one): the exit handlers run (the
     workers are stopped, the logs flushed), stdout and stderr are flushed, every file the command wrote is
     closed. With a thread still running it exits normally. ``main`` itself returns (it is called in-process)."""
     global _AS_PROGRAM

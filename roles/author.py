@@ -390,7 +390,8 @@ def build_report(ws: Workspace, *, model: Any = None, critic_model: Any = None) 
     for quoted in _quoted_sources(ws):  # the record's source quoted as it names itself (a manual, its year and pages)
         text = text.replace(quoted, " ")
     check = verify(text, pool)
-    answer = plural_counts(round_prose((ws.findings or {}).get("decision", {}).get("answer", ""), keep=_kept_as_written(ws)))
+    decided = (ws.findings or {}).get("decision", {}).get("answer", "")
+    answer = plural_counts(round_prose(decided, keep=_kept_as_written(ws)))
     critique_ok = bool((ws.critique or {}).get("ok")) and check["ok"]
     if not critique_ok:
         problems = [u["number"] for u in check["unmatched"]] + list((ws.critique or {}).get("failed") or [])

@@ -60,7 +60,8 @@ def _caption(number: int, text: str, note: str) -> str:
     from aquascope_core.verify import plural_counts, round_prose
 
     text = (text or "").strip().rstrip(".")
-    note = plural_counts(round_prose((note or "").strip()))  # a caption quotes measured values to three significant figures
+    # a caption quotes measured values to three significant figures, counts with their noun in the right number
+    note = plural_counts(round_prose((note or "").strip()))
     out = f"Figure {number}. {text}."
     if note:
         first = note.split(" ", 1)[0]

@@ -47,7 +47,8 @@ def parameter_text(params: Mapping[str, Any], unit: Any = None) -> str:
     skip = set(_NOT_PARAMETERS)
     if "xi_coles" in params and "k" in params:
         skip.add("k" if "mu" in params else "xi_coles")
-    return ", ".join(f"{PARAMETER_NAMES.get(pk, pk.replace('_', ' '))} {fmt(pv)} {parameter_unit(pk, params, unit)}".rstrip()
+    return ", ".join(f"{PARAMETER_NAMES.get(pk, pk.replace('_', ' '))} {fmt(pv)} "
+                     f"{parameter_unit(pk, params, unit)}".rstrip()
                      for pk, pv in params.items()
                      if isinstance(pv, (int, float)) and not isinstance(pv, bool) and pk not in skip)
 

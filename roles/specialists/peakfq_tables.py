@@ -26,9 +26,9 @@ def peakfq_tables(payload: Mapping[str, Any]) -> list[dict[str, Any]]:
     if not st:
         return []
     unit = payload.get("unit") or ""
+    log_unit = f"log10 {unit}".strip()  # the moments of the logs are in log10 of the flow's unit
     out = [{
-        "columns": ["", f"Mean (log10 {unit})".replace(" )", ")"), f"Standard deviation (log10 {unit})".replace(" )", ")"),
-                    "Skew (log10, dimensionless)"],
+        "columns": ["", f"Mean ({log_unit})", f"Standard deviation ({log_unit})", "Skew (log10, dimensionless)"],
         "rows": [["EMA without regional skew", _num(st.get("at_site_mean_log")), _num(st.get("at_site_sd_log")),
                   _num(st.get("at_site_skew"), 3)],
                  ["EMA with regional skew" if st.get("skew_option") != "station" else "EMA (station skew)",

@@ -176,10 +176,12 @@ def annotate(decision: dict[str, Any], brief: Mapping[str, Any], study: Mapping[
             answer += f" {whose} from {_words(start)} to {_words(end)}."
         end_d = _as_date(end, end=True)
         station = (plan.get("station") or {})
-        listed = next((got for sid in dict.fromkeys((per.get("station") or station.get("station_id"),
-                                                       per.get("site_no") or _agency_site(run)))
-                       if (got := listed_beyond(inventory, sid, per.get("variable") or plan.get("variable"), end))),
-                      None)
+        # the gauge by the record's station id, else by the agency's number an uploaded peak file names
+        listed = None
+        for sid in dict.fromkeys((per.get("station") or station.get("station_id"), per.get("site_no") or _agency_site(run))):
+            listed = listed_beyond(inventory, sid, per.get("variable") or plan.get("variable"), end)
+            if listed:
+                break
         if listed:
             facts.update({"listed_end": listed["end_year"], "listed_values": listed["values"],
                           "missing_from": end_d.year + 1 if end_d else None})
